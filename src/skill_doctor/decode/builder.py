@@ -1,0 +1,156 @@
+"""TranscriptBuilder: what every decoder uses to emit turns in order.
+
+Decoders push user text, assistant text, tool calls and tool results as they stream through a
+file; the builder numbers turns, pairs each result with its call by id (so a call and its
+result are one tool turn, at the position of the call), classifies tools and derives edits,
+and counts what was kept out of the turn list. Nothing here knows any harness.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping
+
+from .. import tools
+from ..model import ParseProblem, Role, ToolKind, Transcript, Turn
+from ..text import clip
+
+
+class TranscriptBuilder:
+    def __init__(self, source: str, harness: str) -> None:
+        self.source = source
+        self.harness = harness
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.model: str | None = None
+        self.started_at: str | None = None
+        self.ended_at: str | None = None
+        self.problem: ParseProblem | None = None
+        self.not_a_transcript = False
+        self.extra: dict[str, str] = {}
+        self._turns: list[dict[str, Any]] = []
+        self._open_calls: dict[str, dict[str, Any]] = {}
+        self._notes: list[str] = []
+        self._skipped: Counter[str] = Counter()
+
+    # -- what decoders call -------------------------------------------------------------
+
+    def seen_time(self, timestamp: Any) -> None:
+        """Record a record's timestamp for the session's start and end."""
+        if isinstance(timestamp, str) and timestamp:
+            if self.started_at is None or timestamp < self.started_at:
+                self.started_at = timestamp
+            if self.ended_at is None or timestamp > self.ended_at:
+                self.ended_at = timestamp
+
+    def user(self, text: str, *, line: int = 0, column: int = 1, timestamp: str | None = None,
+             meta: str | None = None) -> None:
+        self._add(role=Role.USER, content=clip(text), line=line, column=column,
+                  timestamp=timestamp, meta=meta)
+
+    def assistant(self, text: str, *, line: int = 0, column: int = 1,
+                  timestamp: str | None = None, meta: str | None = None,
+                  merge_key: str | None = None) -> None:
+        """Assistant text. Consecutive pieces with the same `merge_key` (an API message id) join."""
+        last = self._turns[-1] if self._turns else None
+        if (merge_key and last is not None and last["role"] is Role.ASSISTANT
+                and last.get("merge_key") == merge_key):
+            last["content"] = clip(f"{last['content']}\n\n{text}" if last["content"] else text)
+            return
+        self._add(role=Role.ASSISTANT, content=clip(text), line=line, column=column,
+                  timestamp=timestamp, meta=meta, merge_key=merge_key)
+
+    def tool_call(self, call_id: str | None, name: str | None, tool_input: Any, *,
+                  line: int = 0, column: int = 1, timestamp: str | None = None,
+                  meta: str | None = None) -> None:
+        """A tool call; its result arrives later through `tool_result` with the same id."""
+        if not isinstance(tool_input, Mapping):
+            tool_input = {"input": tool_input} if tool_input not in (None, "") else {}
+        turn = self._add(role=Role.TOOL, tool_name=name or "unknown", tool_input=dict(tool_input),
+                         line=line, column=column, timestamp=timestamp, meta=meta)
+        if call_id:
+            self._open_calls[call_id] = turn
+
+    def tool_result(self, call_id: str | None, output: str | None, *, is_error: bool = False,
+                    exit_code: int | None = None, result: Mapping[str, Any] | None = None,
+                    line: int = 0, timestamp: str | None = None) -> None:
+        """The result of an earlier call. A result with no known call becomes its own tool turn."""
+        turn = self._open_calls.pop(call_id, None) if call_id else None
+        if turn is None:
+            self._notes_once("tool results without a matching call")
+            turn = self._add(role=Role.TOOL, tool_name="unknown", tool_input={}, line=line,
+                             timestamp=timestamp)
+        self._fill(turn, output, is_error, exit_code, result)
+
+    def tool(self, name: str | None, tool_input: Any, output: str | None, *,
+             is_error: bool = False, exit_code: int | None = None,
+             result: Mapping[str, Any] | None = None, line: int = 0, column: int = 1,
+             timestamp: str | None = None, meta: str | None = None) -> None:
+        """A tool call whose result is known at once."""
+        self.tool_call(None, name, tool_input, line=line, column=column, timestamp=timestamp,
+                       meta=meta)
+        self._fill(self._turns[-1], output, is_error, exit_code, result)
+
+    def has_open_call(self, call_id: str) -> bool:
+        return call_id in self._open_calls
+
+    def skip(self, what: str, count: int = 1) -> None:
+        """Count a record kept out of the turn list (summaries, progress, sidechains ...)."""
+        self._skipped[what] += count
+
+    def note(self, message: str) -> None:
+        if message not in self._notes:
+            self._notes.append(message)
+
+    @property
+    def turn_count(self) -> int:
+        return len(self._turns)
+
+    # -- result ---------------------------------------------------------------------------
+
+    def build(self) -> Transcript:
+        turns = []
+        for index, draft in enumerate(self._turns, start=1):
+            draft.pop("merge_key", None)
+            result = draft.pop("result", None)
+            if draft["role"] is Role.TOOL:
+                kind, paths, edits = tools.describe(draft["tool_name"], draft["tool_input"], result)
+                if kind is ToolKind.SHELL:
+                    # A shell call that only reads, searches, lists or edits files is that kind.
+                    command = tools.command_text(draft["tool_input"])
+                    draft["via_shell"] = True
+                    if command:
+                        kind = tools.shell_kind(command)
+                if draft.get("is_error"):
+                    edits = ()  # a failed edit changed nothing
+                draft.update(kind=kind, paths=paths, edits=edits)
+            turns.append(Turn(index=index, **draft))
+        if self._open_calls:
+            self.note(f"{len(self._open_calls)} tool call(s) never got a result")
+        return Transcript(
+            source=self.source, harness=self.harness, turns=tuple(turns),
+            session_id=self.session_id, started_at=self.started_at, ended_at=self.ended_at,
+            cwd=self.cwd, model=self.model, notes=tuple(self._notes),
+            skipped=tuple(sorted(self._skipped.items())), problem=self.problem,
+            not_a_transcript=self.not_a_transcript, extra=tuple(sorted(self.extra.items())),
+        )
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _add(self, **fields: Any) -> dict[str, Any]:
+        self.seen_time(fields.get("timestamp"))
+        self._turns.append(fields)
+        return fields
+
+    def _fill(self, turn: dict[str, Any], output: str | None, is_error: bool,
+              exit_code: int | None, result: Mapping[str, Any] | None) -> None:
+        text = output if isinstance(output, str) else ("" if output is None else str(output))
+        turn["tool_output"] = clip(text)
+        turn["output_length"] = len(text)
+        turn["is_error"] = bool(is_error) or (exit_code not in (None, 0))
+        turn["exit_code"] = exit_code
+        if result:
+            turn["result"] = result
+
+    def _notes_once(self, message: str) -> None:
+        self.note(message)

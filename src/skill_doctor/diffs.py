@@ -1,0 +1,165 @@
+"""Unified diffs: build them from the shapes harnesses log, and measure them with unidiff.
+
+Every edit in the model carries a unified diff so detectors measure one shape whatever the
+harness logged: old/new strings, whole-file writes, structured patches, `apply_patch`
+envelopes or SEARCH/REPLACE blocks.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any, Iterable
+
+from .model import FileEdit
+
+
+def make_diff(path: str, before: str, after: str, *, created: bool = False,
+              deleted: bool = False, context: int = 3) -> str:
+    """A unified diff of two texts, with git-style headers unidiff understands."""
+    old_name = "/dev/null" if created else f"a/{path}"
+    new_name = "/dev/null" if deleted else f"b/{path}"
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True),
+        old_name, new_name, n=context,
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def diff_from_hunks(path: str, hunks: Iterable[Any]) -> str:
+    """Claude Code's `structuredPatch` (oldStart/oldLines/newStart/newLines/lines) as diff text."""
+    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    for hunk in hunks:
+        if not isinstance(hunk, dict) or not isinstance(hunk.get("lines"), list):
+            continue
+        out.append("@@ -{},{} +{},{} @@\n".format(
+            hunk.get("oldStart", 0), hunk.get("oldLines", 0),
+            hunk.get("newStart", 0), hunk.get("newLines", 0)))
+        for line in hunk["lines"]:
+            text = str(line)
+            if not text or text[0] not in " +-\\":
+                text = " " + text
+            out.append(text + "\n")
+    return "".join(out) if len(out) > 2 else ""
+
+
+def snippet_edit(path: str, old: str, new: str) -> FileEdit:
+    """An edit known only as old text replaced by new text somewhere in the file."""
+    return FileEdit(path=path, diff=make_diff(path, old, new), old=old, new=new)
+
+
+def apply_snippet(before: str | None, old: str, new: str, replace_all: bool = False) -> str | None:
+    """The file after replacing `old` by `new`, when the whole file before is known."""
+    if before is None or old not in before:
+        return None
+    return before.replace(old, new) if replace_all else before.replace(old, new, 1)
+
+
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Delete|Update) File: (.+?)\s*$")
+
+
+def parse_apply_patch(text: str) -> list[FileEdit]:
+    """Codex `apply_patch` envelopes (*** Begin Patch ... *** End Patch) as one edit per file."""
+    edits: list[FileEdit] = []
+    action = path = None
+    body: list[str] = []
+
+    def flush() -> None:
+        if not path or not action:
+            return
+        if action == "Add":
+            content = "".join(line[1:] + "\n" for line in body if line.startswith("+"))
+            edits.append(FileEdit(path=path, diff=make_diff(path, "", content, created=True),
+                                  new=content, after=content, created=True, whole_file=True))
+        elif action == "Delete":
+            edits.append(FileEdit(path=path, diff=f"--- a/{path}\n+++ /dev/null\n", deleted=True))
+        else:
+            old, new, hunks = [], [], [f"--- a/{path}\n", f"+++ b/{path}\n"]
+            chunk: list[str] = []
+
+            def close_chunk() -> None:
+                if not chunk:
+                    return
+                n_old = sum(1 for c in chunk if c[0] in " -")
+                n_new = sum(1 for c in chunk if c[0] in " +")
+                hunks.append(f"@@ -1,{n_old} +1,{n_new} @@\n")
+                hunks.extend(c + "\n" for c in chunk)
+                chunk.clear()
+
+            for line in body:
+                if line.startswith("@@"):
+                    close_chunk()
+                    continue
+                if line.startswith("*** "):  # Move to / End of File markers
+                    continue
+                if not line:
+                    line = " "
+                if line[0] not in " +-":
+                    line = " " + line
+                chunk.append(line)
+                if line[0] in " -":
+                    old.append(line[1:])
+                if line[0] in " +":
+                    new.append(line[1:])
+            close_chunk()
+            edits.append(FileEdit(path=path, diff="".join(hunks) if len(hunks) > 2 else "",
+                                  old="\n".join(old), new="\n".join(new)))
+
+    for raw in text.splitlines():
+        match = _PATCH_FILE.match(raw)
+        if match:
+            flush()
+            action, path, body = match.group(1), match.group(2), []
+        elif raw.startswith("*** Begin Patch") or raw.startswith("*** End Patch"):
+            continue
+        elif path is not None:
+            body.append(raw)
+    flush()
+    return edits
+
+
+_SEARCH_REPLACE = re.compile(
+    r"^[-<]{5,}\s*SEARCH\s*\n(.*?)^={5,}\s*\n(.*?)^[+>]{5,}\s*REPLACE\s*$",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+def parse_search_replace(text: str) -> list[tuple[str, str]]:
+    """SEARCH/REPLACE blocks (Aider's <<<<<<< and Cline's -------/+++++++ fences)."""
+    return [(m.group(1), m.group(2)) for m in _SEARCH_REPLACE.finditer(text)]
+
+
+def count_changes(diff: str) -> tuple[int, int]:
+    """(added, removed) lines of a unified diff, measured with unidiff; (0, 0) if unparsable."""
+    if not diff:
+        return 0, 0
+    from unidiff import PatchSet
+    from unidiff.errors import UnidiffParseError
+
+    try:
+        patch = PatchSet(diff)
+    except (UnidiffParseError, ValueError, IndexError):
+        added = sum(1 for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++"))
+        removed = sum(1 for l in diff.splitlines() if l.startswith("-") and not l.startswith("---"))
+        return added, removed
+    return sum(f.added for f in patch), sum(f.removed for f in patch)
+
+
+def changed_lines(diff: str) -> tuple[list[str], list[str]]:
+    """The added and removed line texts of a diff, without their +/- markers."""
+    added, removed = [], []
+    in_hunk = False
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            in_hunk = True
+            continue
+        if not in_hunk or line.startswith("\\"):
+            continue
+        if line.startswith("+"):
+            added.append(line[1:])
+        elif line.startswith("-"):
+            removed.append(line[1:])
+    return added, removed

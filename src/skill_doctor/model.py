@@ -1,0 +1,130 @@
+"""The transcript model every decoder produces and every later stage reads.
+
+One saved session becomes one `Transcript`: an ordered tuple of `Turn` records. The JSON
+adapters and the Lark grammar both build this same model, so facts, detectors and the report
+never see harness-specific shapes. Nodes are frozen; each remembers where it came from
+(source line and column) so findings can cite `file:line`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Mapping
+
+
+class Role(str, Enum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class ToolKind(str, Enum):
+    """Harness-independent kinds of tool call; detectors test these, never tool names."""
+
+    READ = "read"
+    EDIT = "edit"
+    WRITE = "write"
+    SHELL = "shell"
+    SEARCH = "search"
+    LIST = "list"
+    WEB = "web"
+    SUBAGENT = "subagent"
+    PLAN = "plan"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class FileEdit:
+    """One change to one file made by a tool turn, as a unified diff (parsable by unidiff).
+
+    `before`/`after` hold whole-file contents when the transcript shows them (a Write, or a
+    harness that logs the original file); otherwise they are None and only `old`/`new`
+    snippets are known.
+    """
+
+    path: str
+    diff: str
+    old: str | None = None
+    new: str | None = None
+    before: str | None = None
+    after: str | None = None
+    created: bool = False
+    deleted: bool = False
+    whole_file: bool = False  # the tool wrote the whole file rather than a region of it
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One step of the session: a user message, an assistant message, or a tool call with its result.
+
+    `index` is the 1-based position in the transcript's turn list and is what reports cite.
+    `meta` is None for real content; otherwise it names the kind of injected or harness-made
+    text (e.g. "system-reminder", "command", "compaction", "interrupt") so it is kept but
+    never mistaken for what the user asked.
+    """
+
+    index: int
+    role: Role
+    content: str = ""
+    tool_name: str | None = None
+    tool_input: Mapping[str, Any] | None = None
+    tool_output: str | None = None
+    is_error: bool = False
+    exit_code: int | None = None
+    timestamp: str | None = None
+    line: int = 0
+    column: int = 1
+    meta: str | None = None
+    kind: ToolKind | None = None
+    paths: tuple[str, ...] = ()
+    edits: tuple[FileEdit, ...] = ()
+    output_length: int = 0  # full length of the tool output, even when only head and tail are kept
+    via_shell: bool = False  # the call ran a shell command (whatever kind of work it did)
+
+    @property
+    def is_real(self) -> bool:
+        return self.meta is None
+
+    @property
+    def command(self) -> str | None:
+        """The command line of a tool turn that ran one (shell, or a read/edit done through shell)."""
+        if not self.via_shell or not self.tool_input:
+            return None
+        value = self.tool_input.get("command", self.tool_input.get("cmd"))
+        if isinstance(value, list):
+            return " ".join(str(part) for part in value)
+        return value if isinstance(value, str) and value else None
+
+
+@dataclass(frozen=True, slots=True)
+class ParseProblem:
+    """Where decoding stopped: a positioned message plus the surrounding source text."""
+
+    message: str
+    line: int = 0
+    column: int = 0
+    context: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """A decoded session: turns in order plus what the decoder noticed about the file."""
+
+    source: str
+    harness: str
+    turns: tuple[Turn, ...] = ()
+    session_id: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    cwd: str | None = None
+    model: str | None = None
+    notes: tuple[str, ...] = ()
+    skipped: tuple[tuple[str, int], ...] = ()  # records kept out of the turn list, by kind, sorted
+    problem: ParseProblem | None = None  # set when decoding could not finish
+    not_a_transcript: bool = False  # the file is readable but is no session at all
+    extra: tuple[tuple[str, str], ...] = field(default=())  # harness facts worth showing (version, branch)
+
+    @property
+    def real_turns(self) -> tuple[Turn, ...]:
+        return tuple(t for t in self.turns if t.meta is None)

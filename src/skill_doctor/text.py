@@ -1,0 +1,24 @@
+"""Small text helpers shared by decoders, detectors and the report."""
+
+from __future__ import annotations
+
+# A turn's text past this many characters is kept as head and tail only, with its full length
+# recorded, so memory stays bounded whatever a tool printed.
+KEEP_CHARS = 64 * 1024
+_HALF = KEEP_CHARS // 2
+
+
+def clip(text: str) -> str:
+    """Keep head and tail of a long text, marking what was dropped."""
+    if len(text) <= KEEP_CHARS:
+        return text
+    dropped = len(text) - 2 * _HALF
+    return f"{text[:_HALF]}\n[... {dropped} characters not kept ...]\n{text[-_HALF:]}"
+
+
+def excerpt(text: str, limit: int = 240) -> str:
+    """A one-paragraph excerpt: whitespace folded, cut at `limit` characters with an ellipsis."""
+    folded = " ".join(text.split())
+    if len(folded) <= limit:
+        return folded
+    return folded[: limit - 1].rstrip() + "…"
