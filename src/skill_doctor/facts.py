@@ -1,0 +1,260 @@
+"""facts: what happened in a session, computed once from the Transcript.
+
+Pure functions over the turn list: the goal, files read and edited (with their diffs), shell
+commands and the checks among them (tests, builds, linters) with their outcome, failed calls,
+interruptions and corrections. Every detector reads these facts, never raw harness JSON, so a
+rule works the same for every harness.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from .diffs import count_changes
+from .model import FileEdit, Role, ToolKind, Transcript, Turn
+
+# Commands that check the work: test runners, builds, type checkers, linters.
+_CHECK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern)) for kind, pattern in (
+        ("test", r"\b(pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest"
+                 r"|go\s+test|cargo\s+(test|nextest)|(npm|pnpm|yarn|bun)\s+(run\s+)?test"
+                 r"|deno\s+test|bun\s+test|mvn\s+(test|verify)|gradlew?\s+(test|check)"
+                 r"|dotnet\s+test|swift\s+test|mix\s+test|make\s+(test|check)|rake\s+test)\b"),
+        ("typecheck", r"\b(tsc|mypy|pyright|cargo\s+check|go\s+vet|(npm|pnpm|yarn)\s+(run\s+)?"
+                      r"(typecheck|type-check|check))\b"),
+        ("lint", r"\b(ruff|flake8|pylint|eslint|clippy|golangci-lint|shellcheck|black\s+--check"
+                 r"|prettier\s+--check|rubocop|(npm|pnpm|yarn)\s+(run\s+)?lint|pre-commit\s+run)\b"),
+        ("build", r"\b(cargo\s+build|go\s+build|(npm|pnpm|yarn|bun)\s+(run\s+)?build|make\b"
+                  r"|mvn\s+(package|compile|install)|gradlew?\s+(build|assemble)|dotnet\s+build"
+                  r"|swift\s+build|cmake\s+--build|python\d?\s+-m\s+(build|compileall|py_compile))"),
+    )
+)
+_RUN_PROGRAM = re.compile(r"^(?:\S+=\S+\s+)*(python\d?(\.\d+)?|node|ruby|go\s+run|cargo\s+run|deno\s+run"
+                          r"|bun\s+run|\./\S+)\b")
+_FAILED_OUTPUT = re.compile(r"(\b\d+ (failed|errors?)\b|^FAILED\b|^FAIL\b|Traceback \(most recent"
+                            r"|^error(\[\w+\])?:|\bBUILD FAILED\b|npm ERR!)", re.MULTILINE)
+_PASSED_OUTPUT = re.compile(r"(\b\d+ passed\b|^OK\b|\ball tests passed\b|^PASS\b|\b0 failed\b"
+                            r"|\bBUILD SUCCESS|Finished .*target|test result: ok)", re.MULTILINE | re.I)
+
+_CHANGE_WORDS = re.compile(
+    r"\b(fix|add|implement|create|write|update|change|modify|refactor|remove|delete|rename|make"
+    r"|build|convert|migrate|replace|edit|improve|optimi[sz]e|support|bump|upgrade|set ?up"
+    r"|generate|redact|move|rewrite|port|extend|enable|disable|handle|introduce|clean ?up"
+    r"|patch|correct|adjust|tweak|translate|document)\b", re.I)
+_CORRECTION = re.compile(
+    r"^\s*(no\b|nope|wrong|that'?s (not|wrong)|this is wrong|it (still )?(doesn'?t|does not|didn'?t)"
+    r"|still (fail|broken|not|doesn)|you broke|undo|revert|not what i|why did you|stop\b"
+    r"|that (broke|didn'?t)|it'?s broken|this (doesn'?t|does not) work)", re.I)
+
+# Files that document or configure rather than run: no test is expected after editing them.
+_DOC_SUFFIXES = (".md", ".mdx", ".txt", ".rst", ".adoc", ".json", ".yaml", ".yml", ".toml",
+                 ".ini", ".cfg", ".csv", ".env", ".gitignore", ".lock", ".svg", ".html", ".css")
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A command that checks the work, and how it ended (None when the log cannot tell)."""
+
+    turn: int
+    command: str
+    kind: str  # test | typecheck | lint | build | run
+    passed: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class EditRecord:
+    turn: int
+    edit: FileEdit
+    path: str  # project-relative, POSIX
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    transcript: Transcript
+    goal: Turn | None
+    asks_for_change: bool
+    user_turns: tuple[Turn, ...]
+    assistant_turns: tuple[Turn, ...]
+    tool_turns: tuple[Turn, ...]
+    reads: tuple[tuple[int, str], ...]  # (turn, path) for every file read
+    explorations: tuple[int, ...]  # search and listing turns
+    edits: tuple[EditRecord, ...]  # successful edits with a known diff
+    shell_writes: tuple[tuple[int, str], ...]  # files changed by shell commands (no diff known)
+    failed_edits: tuple[int, ...]
+    checks: tuple[Check, ...]
+    failures: tuple[int, ...]  # tool turns that failed
+    interruptions: tuple[int, ...]
+    corrections: tuple[int, ...]  # user messages rejecting or correcting the work
+    final_answer: Turn | None  # the last real assistant message
+
+    @property
+    def edited_paths(self) -> tuple[str, ...]:
+        return tuple(sorted({e.path for e in self.edits} | {p for _, p in self.shell_writes}))
+
+    @property
+    def changed_code(self) -> bool:
+        return bool(self.edits or self.shell_writes)
+
+    @property
+    def last_edit_turn(self) -> int | None:
+        turns = [e.turn for e in self.edits] + [t for t, _ in self.shell_writes]
+        return max(turns) if turns else None
+
+    @property
+    def changed_lines(self) -> int:
+        return sum(e.added + e.removed for e in self.edits)
+
+    def turn(self, index: int) -> Turn:
+        return self.transcript.turns[index - 1]
+
+
+def relative_path(path: str, cwd: str | None) -> str:
+    """A path as the project sees it: relative to the session's cwd when under it, POSIX."""
+    p = path.replace("\\", "/").strip()
+    if cwd:
+        root = cwd.replace("\\", "/").rstrip("/")
+        if p == root:
+            return "."
+        if p.startswith(root + "/"):
+            p = p[len(root) + 1:]
+    if p.startswith("./"):
+        p = p[2:]
+    return posixpath.normpath(p) if p else p
+
+
+def is_doc_file(path: str) -> bool:
+    name = path.lower()
+    return name.endswith(_DOC_SUFFIXES) or posixpath.basename(name) in ("license", "readme",
+                                                                       "changelog", "notice")
+
+
+def classify_check(command: str) -> str | None:
+    """The kind of check a command is (test, typecheck, lint, build, run), or None."""
+    for kind, pattern in _CHECK_PATTERNS:
+        if pattern.search(command):
+            return kind
+    stripped = command.strip()
+    if stripped.startswith("cd ") and "&&" in stripped:
+        stripped = stripped.split("&&", 1)[1].strip()
+    if _RUN_PROGRAM.match(stripped) and not re.search(r"\s-(c|m\s+pip|m\s+venv)\b", stripped):
+        return "run"
+    return None
+
+
+def check_outcome(turn: Turn) -> bool | None:
+    if turn.exit_code is not None:
+        return turn.exit_code == 0
+    if turn.is_error:
+        return False
+    output = turn.tool_output or ""
+    if _FAILED_OUTPUT.search(output):
+        return False
+    if _PASSED_OUTPUT.search(output):
+        return True
+    return None
+
+
+_QUESTION = re.compile(r"^\s*(how|what|why|where|which|who|when|is|are|does|do|did|should|"
+                       r"explain|tell me|describe|show me)\b", re.I)
+
+
+def asks_for_change(text: str) -> bool:
+    """Whether a request asks for something to be changed (vs. a question to answer).
+
+    A request that opens like a question ("how do we enable X?") asks for an answer even
+    when it names a change; otherwise any change verb makes it a change request.
+    """
+    if _QUESTION.match(text):
+        return False
+    return bool(_CHANGE_WORDS.search(text))
+
+
+def compute(transcript: Transcript) -> Facts:
+    """All facts of one transcript, in one pass over its turns."""
+    cwd = transcript.cwd
+    user_turns: list[Turn] = []
+    assistant_turns: list[Turn] = []
+    tool_turns: list[Turn] = []
+    reads: list[tuple[int, str]] = []
+    explorations: list[int] = []
+    edits: list[EditRecord] = []
+    shell_writes: list[tuple[int, str]] = []
+    failed_edits: list[int] = []
+    checks: list[Check] = []
+    failures: list[int] = []
+    interruptions: list[int] = []
+    corrections: list[int] = []
+    goal: Turn | None = None
+    worked = False
+
+    for turn in transcript.turns:
+        if turn.meta == "interrupt":
+            interruptions.append(turn.index)
+        if turn.meta is not None:
+            continue
+        if turn.role is Role.USER:
+            user_turns.append(turn)
+            # The goal is the first real request: a bare greeting ("hi") does not count.
+            if goal is None or (len(goal.content.split()) < 3 and not worked
+                                and len(turn.content.split()) >= 3):
+                goal = turn
+            elif worked and _CORRECTION.search(turn.content):
+                corrections.append(turn.index)
+        elif turn.role is Role.ASSISTANT:
+            assistant_turns.append(turn)
+        else:
+            tool_turns.append(turn)
+            worked = True
+            _tool_facts(turn, cwd, reads, explorations, edits, shell_writes, failed_edits,
+                        checks, failures)
+
+    final_answer = assistant_turns[-1] if assistant_turns else None
+    return Facts(
+        transcript=transcript, goal=goal,
+        asks_for_change=asks_for_change(goal.content) if goal else False,
+        user_turns=tuple(user_turns), assistant_turns=tuple(assistant_turns),
+        tool_turns=tuple(tool_turns), reads=tuple(reads), explorations=tuple(explorations),
+        edits=tuple(edits), shell_writes=tuple(shell_writes), failed_edits=tuple(failed_edits),
+        checks=tuple(checks), failures=tuple(failures), interruptions=tuple(interruptions),
+        corrections=tuple(corrections), final_answer=final_answer,
+    )
+
+
+def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, edits: list,
+                shell_writes: list, failed_edits: list, checks: list, failures: list) -> None:
+    if turn.is_error:
+        failures.append(turn.index)
+    kind = turn.kind
+    if kind is ToolKind.READ:
+        if not turn.is_error:
+            reads.extend((turn.index, relative_path(p, cwd)) for p in turn.paths)
+    elif kind in (ToolKind.SEARCH, ToolKind.LIST):
+        explorations.append(turn.index)
+    elif kind in (ToolKind.EDIT, ToolKind.WRITE):
+        if turn.is_error:
+            failed_edits.append(turn.index)
+        elif turn.edits:
+            for edit in turn.edits:
+                added, removed = count_changes(edit.diff)
+                edits.append(EditRecord(turn.index, edit, relative_path(edit.path, cwd),
+                                        added, removed))
+        elif turn.via_shell:
+            shell_writes.extend((turn.index, relative_path(p, cwd)) for p in turn.paths)
+    command = turn.command
+    if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
+        check_kind = classify_check(command)
+        if check_kind:
+            checks.append(Check(turn.index, command, check_kind, check_outcome(turn)))
+
+
+def mentions(texts: Iterable[str], path: str) -> bool:
+    """Whether any text names the file (by its path or its file name)."""
+    name = posixpath.basename(path)
+    if len(name) < 3:
+        return False
+    return any(name in text or path in text for text in texts)

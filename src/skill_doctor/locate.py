@@ -1,0 +1,112 @@
+"""locate: find the transcript to grade — a file, the newest file in a folder, or the newest
+session in the harness stores (preferring the current project's).
+
+Only what it is pointed at is opened, read-only. Subagent files (`agent-*.jsonl`,
+`*/subagents/*`) are never picked as "the session".
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".md", ".txt", ".log", ".traj")
+MAX_SCAN = 20000  # files looked at in one folder walk; a huge tree is cut, not hung on
+MAX_DEPTH = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    path: Path | None
+    reason: str | None = None  # why nothing was found
+
+
+def is_subagent_file(path: Path) -> bool:
+    return path.name.startswith("agent-") or "subagents" in path.parts
+
+
+def _candidates(folder: Path) -> list[tuple[float, str, Path]]:
+    found: list[tuple[float, str, Path]] = []
+    scanned = 0
+    base_depth = len(folder.parts)
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        depth = len(Path(root).parts) - base_depth
+        dirs[:] = sorted(d for d in dirs if d != "subagents" and depth < MAX_DEPTH
+                         and not d.startswith(".skill-doctor") and d != "node_modules")
+        for name in sorted(files):
+            scanned += 1
+            if scanned > MAX_SCAN:
+                return found
+            path = Path(root) / name
+            if not name.endswith(TRANSCRIPT_SUFFIXES) or is_subagent_file(path):
+                continue
+            if name.endswith(".meta.json"):
+                continue
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            found.append((st.st_mtime, str(path), path))
+    return found
+
+
+def newest_in(folder: Path) -> Path | None:
+    """The newest transcript file under `folder` (by modification time, ties by name)."""
+    candidates = _candidates(folder)
+    if not candidates:
+        return None
+    candidates.sort(key=lambda c: (-c[0], c[1]))
+    return candidates[0][2]
+
+
+def claude_projects(env: Mapping[str, str], home: Path) -> Path:
+    base = env.get("CLAUDE_CONFIG_DIR")
+    return (Path(base) if base else home / ".claude") / "projects"
+
+
+def encode_project(cwd: Path) -> str:
+    """Claude Code's folder name for a project: every non-alphanumeric character becomes '-'."""
+    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+
+
+def default_session(cwd: Path, env: Mapping[str, str], home: Path) -> Located:
+    """The newest session of the current project in the harness stores, else the newest at all."""
+    try:
+        from . import stores  # every harness's store, where available
+    except ImportError:
+        stores = None
+    if stores is not None and hasattr(stores, "newest_for_project"):
+        found = stores.newest_for_project(cwd, env, home)
+        if found is not None:
+            return Located(Path(found))
+        return Located(None, "no session found in the harness stores")
+    projects = claude_projects(env, home)
+    if not projects.is_dir():
+        return Located(None, f"no Claude Code store at {projects}")
+    own = projects / encode_project(cwd)
+    if own.is_dir():
+        newest = newest_in(own)
+        if newest is not None:
+            return Located(newest)
+    newest = newest_in(projects)
+    return Located(newest, None if newest else f"no session in {projects}")
+
+
+def locate(path: str | None, cwd: Path, env: Mapping[str, str], home: Path) -> Located:
+    if path is None:
+        return default_session(cwd, env, home)
+    p = Path(path)
+    if not p.is_absolute():
+        p = cwd / p
+    try:
+        if p.is_dir():
+            newest = newest_in(p)
+            return Located(newest, None if newest else f"no transcript files in {path}")
+        if not os.path.lexists(p):
+            return Located(None, f"{path} does not exist")
+    except OSError as exc:
+        return Located(None, f"cannot look at {path}: {exc.strerror or exc}")
+    return Located(p)

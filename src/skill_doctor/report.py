@@ -1,0 +1,152 @@
+"""report: the graded session as data — the statuses of the contract and `report.json`.
+
+`grade()` runs the pipeline on a decoded transcript (facts -> scores -> findings) and decides
+the report status: `ok`, `no_history`, `too_short` or `parse_error`. `to_json()` is the
+versioned contract other tools read (schema `skill-doctor/report/v1`). The HTML page is a view
+of the same `Report` (render.py).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from . import __version__, facts as facts_mod
+from .findings import Finding, Suggestion, compile_findings
+from .model import Transcript
+from .redact import redact
+from .rubric import Rubric
+from .scoring import Scores, score, unscored
+
+SCHEMA = "skill-doctor/report/v1"
+NO_HISTORY = "No conversation history found"
+TOO_SHORT = "Session too short to assess"
+MIN_TURNS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    status: str
+    message: str | None
+    transcript: Transcript | None
+    scores: Scores
+    findings: tuple[Finding, ...]
+    suggestions: tuple[Suggestion, ...]
+    generated_at: str
+    facts: facts_mod.Facts | None = None
+    redacted: bool = True
+
+    @property
+    def session_id(self) -> str:
+        t = self.transcript
+        if t is None:
+            return "none"
+        if t.session_id:
+            return t.session_id
+        return os.path.splitext(os.path.basename(t.source))[0] or "session"
+
+
+def no_history(rubric: Rubric, generated_at: str, detail: str | None = None) -> Report:
+    message = NO_HISTORY + (f": {detail}" if detail else "")
+    return Report("no_history", message, None, unscored(rubric, f"N/A: {NO_HISTORY.lower()}"),
+                  (), (), generated_at)
+
+
+def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
+          redact_secrets: bool = True) -> Report:
+    """Grade one decoded transcript; never raises for odd sessions (they get a status)."""
+    real = transcript.real_turns
+    problem = transcript.problem
+    if problem is not None and (transcript.not_a_transcript or len(real) < MIN_TURNS):
+        where = f" (line {problem.line}, column {problem.column})" if problem.line else ""
+        message = f"Unparseable format: {problem.message}{where}"
+        if transcript.not_a_transcript:
+            message = f"Not a transcript: {problem.message}{where}"
+        return Report("parse_error", message, transcript,
+                      unscored(rubric, "N/A: the transcript could not be parsed"), (), (),
+                      generated_at, redacted=redact_secrets)
+    if len(real) < MIN_TURNS:
+        return Report("too_short", TOO_SHORT, transcript,
+                      unscored(rubric, f"N/A: {TOO_SHORT.lower()}"), (), (), generated_at,
+                      redacted=redact_secrets)
+    facts = facts_mod.compute(transcript)
+    scores = score(facts, rubric)
+    findings, suggestions = compile_findings(scores, transcript, redact_secrets=redact_secrets)
+    status, message = "ok", None
+    if problem is not None:
+        where = f" (line {problem.line}, column {problem.column})" if problem.line else ""
+        status = "parse_error"
+        message = (f"Parsing stopped early: {problem.message}{where}; the scores cover the "
+                   f"{len(transcript.turns)} turns decoded before it")
+    return Report(status, message, transcript, scores, findings, suggestions, generated_at,
+                  facts, redacted=redact_secrets)
+
+
+def _number(value: float | None) -> float | int | None:
+    if value is None:
+        return None
+    return int(value) if float(value).is_integer() else round(float(value), 2)
+
+
+def display_path(path: str, redact_secrets: bool = True) -> str:
+    """Paths shown to people: home folder as ~ (and secrets redacted)."""
+    return redact(path) if redact_secrets else path
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    t = report.transcript
+    session = {
+        "id": report.session_id if t else None,
+        "harness": t.harness if t else None,
+        "source": display_path(t.source, report.redacted) if t else None,
+        "turns": len(t.turns) if t else 0,
+        "started_at": t.started_at if t else None,
+        "ended_at": t.ended_at if t else None,
+    }
+    scores: dict[str, Any] = {}
+    for scale in report.scores.scales():
+        criteria = {}
+        for result in scale.criteria:
+            m = result.measurement
+            criteria[result.criterion.key] = {
+                "id": result.criterion.rule_id,
+                "score": result.points,
+                "max": result.criterion.max,
+                "value": _number(m.value) if m else None,
+                "band": result.band.label if result.band else None,
+                "summary": m.summary if m else result.reason,
+                "evidence": [{"turn": e.turn, "note": e.note} for e in m.evidence] if m else [],
+            }
+        scores[scale.name] = {"score": _number(scale.score), "max": scale.max,
+                              "reason": scale.reason, "criteria": criteria}
+    findings = [{
+        "criterion": f.criterion, "id": f.rule_id, "rule": f.rule_name, "category": f.category,
+        "scale": f.scale, "score": f.score, "max": f.max, "impact": f.impact,
+        "message": f.message,
+        "evidence": [{"turn": e.turn, "excerpt": e.excerpt, "note": e.note, "line": e.line}
+                     for e in f.evidence],
+        "suggestion": f.suggestion,
+    } for f in report.findings]
+    suggestions = [{"rank": s.rank, "criterion": s.criterion, "id": s.rule_id,
+                    "impact": s.impact, "text": s.text} for s in report.suggestions]
+    out: dict[str, Any] = {
+        "schema": SCHEMA,
+        "status": report.status,
+        "message": report.message,
+        "session": session,
+        "scores": scores,
+        "findings": findings,
+        "suggestions": suggestions,
+        "generator": {"name": "skill-doctor", "version": __version__,
+                      "generated_at": report.generated_at},
+    }
+    if t is not None:
+        out["notes"] = list(t.notes)
+        out["skipped"] = dict(t.skipped)
+        if t.problem is not None:
+            out["parse_error"] = {"message": t.problem.message, "line": t.problem.line,
+                                  "column": t.problem.column,
+                                  "context": redact(t.problem.context) if report.redacted
+                                  else t.problem.context}
+    return out

@@ -1,0 +1,74 @@
+"""write: put the report directory in place, all or nothing.
+
+Files are written into a temporary directory beside the target and renamed into place in one
+step, so a reader never sees a half-written report and a failure leaves nothing behind. The
+target must lie inside the current working directory (the contract's authority).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+from .errors import OutputError, UsageError
+
+MARKER = "report.json"  # a directory holding this is a skill-doctor report and may be replaced
+
+
+def resolve_output(directory: str | os.PathLike[str], cwd: Path) -> Path:
+    """The absolute target, refusing anything outside the working tree."""
+    target = (cwd / Path(directory)).resolve()
+    root = cwd.resolve()
+    if target != root and root not in target.parents:
+        raise UsageError(f"output directory {directory} is outside the current working "
+                         f"directory; reports are only written under {root}")
+    if target == root:
+        raise UsageError("the output directory cannot be the working directory itself")
+    return target
+
+
+def write_report(target: Path, files: Mapping[str, str], *, force: bool = False) -> Path:
+    """Write `files` (name -> text) as the directory `target`; all or nothing."""
+    if target.exists() or target.is_symlink():
+        if not force:
+            raise UsageError(f"output directory {target.name} already exists; "
+                             f"choose another with -o or replace it with --force")
+        if not target.is_dir() or target.is_symlink() or not (target / MARKER).is_file():
+            raise UsageError(f"{target.name} exists and is not a skill-doctor report; "
+                             f"refusing to replace it")
+    parent = target.parent
+    tmp: Path | None = None
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+        for name, text in sorted(files.items()):
+            # Lone surrogates from hostile transcripts cannot be encoded; replace, never crash.
+            data = text.encode("utf-8", errors="replace")
+            with open(tmp / name, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.chmod(tmp, 0o755)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+            os.rename(target, old / "report")
+            os.rename(tmp, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, target)
+        tmp = None
+    except OSError as exc:
+        raise OutputError(f"cannot write the report to {target}: "
+                          f"{exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def dump_json(data: object) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
