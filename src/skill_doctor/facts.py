@@ -115,9 +115,9 @@ class Facts:
 
 def relative_path(path: str, cwd: str | None) -> str:
     """A path as the project sees it: relative to the session's cwd when under it, POSIX."""
-    p = path.replace("\\", "/").strip()
+    p = _posix(path.strip())
     if cwd:
-        root = cwd.replace("\\", "/").rstrip("/")
+        root = _posix(cwd).rstrip("/")
         if p == root:
             return "."
         if p.startswith(root + "/"):
@@ -125,6 +125,15 @@ def relative_path(path: str, cwd: str | None) -> str:
     if p.startswith("./"):
         p = p[2:]
     return posixpath.normpath(p) if p else p
+
+
+def _posix(path: str) -> str:
+    """Windows paths in POSIX form; `C:\\x` and Git Bash's `/c/x` become the same `/c/x`."""
+    p = path.replace("\\", "/")
+    match = re.match(r"^([A-Za-z]):/", p)
+    if match:
+        p = f"/{match.group(1).lower()}/{p[3:]}"
+    return p
 
 
 def is_doc_file(path: str) -> bool:

@@ -161,7 +161,7 @@ def _sed_files(words: list[str]) -> list[str]:
 
 
 def _looks_like_path(word: str) -> bool:
-    return bool(word) and not word.isdigit() and not re.fullmatch(r"[0-9,]+p?", word) and (
+    return bool(word) and not word.isdigit() and not any(c in word for c in "<>|&$`*?") and not re.fullmatch(r"[0-9,]+p?", word) and (
         "/" in word or "." in word)
 
 
