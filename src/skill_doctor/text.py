@@ -4,7 +4,7 @@ from __future__ import annotations
 
 # A turn's text past this many characters is kept as head and tail only, with its full length
 # recorded, so memory stays bounded whatever a tool printed.
-KEEP_CHARS = 64 * 1024
+KEEP_CHARS = 16 * 1024
 _HALF = KEEP_CHARS // 2
 
 
@@ -14,6 +14,17 @@ def clip(text: str) -> str:
         return text
     dropped = len(text) - 2 * _HALF
     return f"{text[:_HALF]}\n[... {dropped} characters not kept ...]\n{text[-_HALF:]}"
+
+
+SMALL_CHARS = 2 * 1024
+
+
+def clip_small(text: str) -> str:
+    """Like `clip`, for values only ever shown or matched by their beginning (tool inputs)."""
+    if len(text) <= SMALL_CHARS:
+        return text
+    head, tail = SMALL_CHARS * 3 // 4, SMALL_CHARS // 4
+    return f"{text[:head]}\n[... {len(text) - head - tail} characters not kept ...]\n{text[-tail:]}"
 
 
 def excerpt(text: str, limit: int = 240) -> str:

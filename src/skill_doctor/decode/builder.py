@@ -13,7 +13,30 @@ from typing import Any, Mapping
 
 from .. import tools
 from ..model import ParseProblem, Role, ToolKind, Transcript, Turn
-from ..text import clip
+from ..text import clip, clip_small
+
+_LIST_ITEMS = 64  # items kept of a list inside a tool input
+_COMMAND_KEYS = ("command", "cmd")
+
+
+def compact(value: Any, key: str | None = None, depth: int = 0) -> Any:
+    """A tool input with every long string kept as head and tail, and lists and depth bounded.
+
+    Detectors need the shape and the beginning of each value (paths, commands, patterns),
+    never whole file contents, which can be megabytes per call.
+    """
+    if isinstance(value, str):
+        return clip(value) if key in _COMMAND_KEYS else clip_small(value)
+    if depth > 8:
+        return "[...]"
+    if isinstance(value, Mapping):
+        return {str(k): compact(v, str(k), depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [compact(v, key, depth + 1) for v in value[:_LIST_ITEMS]]
+        if len(value) > _LIST_ITEMS:
+            items.append(f"[... {len(value) - _LIST_ITEMS} more items]")
+        return items
+    return value
 
 
 class TranscriptBuilder:
@@ -110,21 +133,14 @@ class TranscriptBuilder:
 
     def build(self) -> Transcript:
         turns = []
-        for index, draft in enumerate(self._turns, start=1):
+        drafts = self._turns
+        for index, draft in enumerate(drafts, start=1):
             draft.pop("merge_key", None)
-            result = draft.pop("result", None)
-            if draft["role"] is Role.TOOL:
-                kind, paths, edits = tools.describe(draft["tool_name"], draft["tool_input"], result)
-                if kind is ToolKind.SHELL:
-                    # A shell call that only reads, searches, lists or edits files is that kind.
-                    command = tools.command_text(draft["tool_input"])
-                    draft["via_shell"] = True
-                    if command:
-                        kind = tools.shell_kind(command)
-                if draft.get("is_error"):
-                    edits = ()  # a failed edit changed nothing
-                draft.update(kind=kind, paths=paths, edits=edits)
+            if draft["role"] is Role.TOOL and "kind" not in draft:
+                self._finish_tool(draft)
             turns.append(Turn(index=index, **draft))
+            drafts[index - 1] = None  # free each draft as its Turn is made: bounded peak memory
+        self._turns = []
         if self._open_calls:
             self.note(f"{len(self._open_calls)} tool call(s) never got a result")
         return Transcript(
@@ -149,8 +165,26 @@ class TranscriptBuilder:
         turn["output_length"] = len(text)
         turn["is_error"] = bool(is_error) or (exit_code not in (None, 0))
         turn["exit_code"] = exit_code
-        if result:
-            turn["result"] = result
+        self._finish_tool(turn, result)
+
+    @staticmethod
+    def _finish_tool(turn: dict[str, Any], result: Mapping[str, Any] | None = None) -> None:
+        """Classify a completed call and derive its edits, then keep only a bounded input.
+
+        Done as soon as the result is known, so the full input and the harness's structured
+        result (whole original files) are dropped at once instead of held to the end.
+        """
+        tool_input = turn["tool_input"]
+        kind, paths, edits = tools.describe(turn["tool_name"], tool_input, result)
+        if kind is ToolKind.SHELL:
+            # A shell call that only reads, searches, lists or edits files is that kind.
+            command = tools.command_text(tool_input)
+            turn["via_shell"] = True
+            if command:
+                kind = tools.shell_kind(command)
+        if turn.get("is_error"):
+            edits = ()  # a failed edit changed nothing
+        turn.update(kind=kind, paths=paths, edits=edits, tool_input=compact(tool_input))
 
     def _notes_once(self, message: str) -> None:
         self.note(message)

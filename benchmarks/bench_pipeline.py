@@ -1,0 +1,224 @@
+"""End-to-end speed and memory of skill-doctor against the cost of decoding the bytes.
+
+Builds deterministic inputs from the shared corpus's real sessions (ids rewritten so copies
+stay unique): Claude Code JSONL of 1, 10 and 100 MB (and 1 GB with --gb), a 10 MB Codex
+rollout and a 10 MB plain-text log. Then times, side by side, the decode floor (read and
+JSON-decode every line with the standard library and with orjson), `skill-doctor report`,
+`skill-doctor check` (when the command exists), start-up, and claude-code-log when it is
+installed. Prints medians, MB/s, peak RSS and the ratios the targets are stated in, and writes
+everything as JSON (benchmarks/out/pipeline.json).
+
+    python benchmarks/bench_pipeline.py            # 1, 10, 100 MB
+    python benchmarks/bench_pipeline.py --gb       # also 1 GB (memory bound check)
+    python benchmarks/bench_pipeline.py --quick    # 1 and 10 MB, one run each
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+OUT = ROOT / "benchmarks" / "out"
+MB = 1024 * 1024
+# Measure this checkout's code, wherever the command runs from.
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p)}
+_ID = re.compile(r'"(uuid|parentUuid|sessionId|id|tool_use_id|leafUuid|messageId|call_id)":\s*"([^"]+)"')
+
+
+def _rewrite(line: str, copy: int) -> str:
+    return _ID.sub(lambda m: f'"{m.group(1)}": "{m.group(2)}-c{copy}"', line)
+
+
+def build_jsonl(name: str, folder: str, size_mb: int) -> Path:
+    """Concatenate the folder's real sessions, ids rewritten per copy, up to `size_mb`."""
+    target = OUT / "inputs" / f"{name}-{size_mb}mb.jsonl"
+    if target.exists() and target.stat().st_size >= size_mb * MB:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    sources = sorted(p for p in (CORPUS / folder).glob("*.jsonl") if p.stat().st_size > 0)
+    lines = [l for p in sources for l in p.read_text(encoding="utf-8", errors="replace").splitlines()
+             if l.strip()]
+    written = copy = 0
+    with open(target, "w", encoding="utf-8") as out:
+        while written < size_mb * MB:
+            for line in lines:
+                text = _rewrite(line, copy) + "\n"
+                out.write(text)
+                written += len(text.encode("utf-8"))
+                if written >= size_mb * MB:
+                    break
+            copy += 1
+    return target
+
+
+def build_plaintext(size_mb: int) -> Path:
+    target = OUT / "inputs" / f"plain-{size_mb}mb.txt"
+    if target.exists() and target.stat().st_size >= size_mb * MB:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    block = ("User: Fix the page count in src/pager.py, it drops the last partial page.\n\n"
+             "Assistant: I'll read the pager module first and then make the change.\n"
+             "It divides with floor division, so a partial page is lost.\n\n"
+             "Tool: Bash pytest -q\n" + "".join(f"tests/test_{i}.py ....  [{i}%]\n" for i in range(20))
+             + "4 passed in 0.02s\n\n"
+             "Assistant: Fixed; page_count rounds up now and the tests pass.\n\n")
+    with open(target, "w", encoding="utf-8") as out:
+        written = 0
+        while written < size_mb * MB:
+            out.write(block)
+            written += len(block)
+    return target
+
+
+def floor(path: Path, decoder: str) -> float:
+    if decoder == "orjson":
+        import orjson
+        loads = orjson.loads
+    else:
+        loads = json.loads
+    start = time.perf_counter()
+    with open(path, "rb") as fh:
+        for line in fh:
+            try:
+                loads(line)
+            except ValueError:
+                pass
+    return time.perf_counter() - start
+
+
+def run(cmd: list[str], cwd: Path) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS MiB, exit code) of one child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env=ENV)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): "
+                         f"{proc.stderr.read().decode(errors='replace')[-500:]}")
+    proc.stderr.close()
+    return wall, usage.ru_maxrss / 1024, proc.returncode
+
+
+def median_run(cmd_for, runs: int) -> dict:
+    walls, rss = [], []
+    for i in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            wall, peak, code = run(cmd_for(Path(tmp)), Path(tmp))
+            walls.append(wall)
+            rss.append(peak)
+    return {"seconds": statistics.median(walls), "peak_rss_mib": max(rss), "exit": code}
+
+
+def has_command(name: str) -> bool:
+    proc = subprocess.run([sys.executable, "-m", "skill_doctor", name, "--help"],
+                          capture_output=True, env=ENV)
+    return proc.returncode == 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gb", action="store_true", help="also measure a 1 GB Claude Code input")
+    parser.add_argument("--quick", action="store_true", help="1 and 10 MB, one run each")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"the shared corpus is needed at {CORPUS}", file=sys.stderr)
+        return 2
+    runs = 1 if args.quick else args.runs
+    sizes = [1, 10] if args.quick else [1, 10, 100]
+    if args.gb:
+        sizes.append(1024)
+    py = sys.executable
+    results: dict = {"python": sys.version.split()[0], "runs": runs, "claude": {}, "other": {}}
+    check = has_command("check")
+
+    for size in sizes:
+        path = build_jsonl("claude", "claude-code", size)
+        mb = path.stat().st_size / MB
+        n = 1 if size >= 1024 else runs
+        entry = {"mb": round(mb, 1)}
+        entry["floor_json_s"] = statistics.median(floor(path, "json") for _ in range(n))
+        entry["floor_orjson_s"] = statistics.median(floor(path, "orjson") for _ in range(n))
+        entry["report"] = median_run(lambda d: [py, "-m", "skill_doctor", "report", str(path),
+                                                "-o", "r"], n)
+        if check:
+            entry["check"] = median_run(lambda d: [py, "-m", "skill_doctor", "check", str(path),
+                                                   "--exit-zero", "-q"], n)
+        if shutil.which("claude-code-log") and size <= 100:
+            entry["claude_code_log"] = median_run(
+                lambda d: ["claude-code-log", str(path), "-o", str(d / "out.html")], n)
+        results["claude"][str(size)] = entry
+
+    codex = build_jsonl("codex", "codex", 10)
+    results["other"]["codex_10mb"] = {
+        "mb": round(codex.stat().st_size / MB, 1),
+        "floor_orjson_s": statistics.median(floor(codex, "orjson") for _ in range(runs)),
+        "report": median_run(lambda d: [py, "-m", "skill_doctor", "report", str(codex), "-o", "r"], runs)}
+    plain = build_plaintext(10)
+    results["other"]["plain_10mb"] = {
+        "mb": round(plain.stat().st_size / MB, 1),
+        "report": median_run(lambda d: [py, "-m", "skill_doctor", "report", str(plain), "-o", "r"], runs)}
+
+    bare = median_run(lambda d: [py, "-c", "pass"], max(runs, 5))
+    version = median_run(lambda d: [py, "-m", "skill_doctor", "--version"], max(runs, 5))
+    results["startup"] = {"python_s": bare["seconds"], "version_s": version["seconds"],
+                          "overhead_ms": round((version["seconds"] - bare["seconds"]) * 1000, 1)}
+    small = ROOT / "examples" / "retry-fix.jsonl"
+    if check:
+        results["startup"]["check_small_s"] = median_run(
+            lambda d: [py, "-m", "skill_doctor", "check", str(small), "--exit-zero", "-q"],
+            max(runs, 5))["seconds"]
+    probe = subprocess.run([py, "-c", "import sys; from skill_doctor.cli import main; "
+                            "main(['rubric', 'explain', 'retry_waste']); "
+                            "print('LOADED', 'lark' in sys.modules, 'dominate' in sys.modules)"],
+                           capture_output=True, text=True, env=ENV)
+    results["startup"]["json_path_imports_lark_or_dominate"] = probe.stdout.strip().splitlines()[-1]
+
+    _print(results)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "pipeline.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    print(f"\nwritten to {(OUT / 'pipeline.json').relative_to(ROOT)}")
+    return 0
+
+
+def _print(r: dict) -> None:
+    print(f"{'input':<14}{'MB':>8}{'json s':>9}{'orjson s':>10}{'report s':>10}{'MB/s':>8}"
+          f"{'x floor':>9}{'RSS MiB':>9}{'check s':>9}{'ccl s':>8}")
+    for size, e in r["claude"].items():
+        rep = e["report"]
+        ratio = rep["seconds"] / e["floor_orjson_s"]
+        print(f"{'claude ' + size + 'MB':<14}{e['mb']:>8.1f}{e['floor_json_s']:>9.2f}"
+              f"{e['floor_orjson_s']:>10.2f}{rep['seconds']:>10.2f}{e['mb'] / rep['seconds']:>8.1f}"
+              f"{ratio:>9.2f}{rep['peak_rss_mib']:>9.0f}"
+              f"{e['check']['seconds'] if 'check' in e else float('nan'):>9.2f}"
+              f"{e['claude_code_log']['seconds'] if 'claude_code_log' in e else float('nan'):>8.2f}")
+    for name, e in r["other"].items():
+        rep = e["report"]
+        print(f"{name:<14}{e['mb']:>8.1f}{'':>9}{e.get('floor_orjson_s', float('nan')):>10.2f}"
+              f"{rep['seconds']:>10.2f}{e['mb'] / rep['seconds']:>8.1f}{'':>9}{rep['peak_rss_mib']:>9.0f}")
+    c = r["claude"]
+    if "10" in c and "100" in c:
+        print(f"scaling 10 -> 100 MB: {c['100']['report']['seconds'] / c['10']['report']['seconds']:.1f}x")
+    s = r["startup"]
+    print(f"start-up: python {s['python_s'] * 1000:.0f} ms, --version {s['version_s'] * 1000:.0f} ms "
+          f"(+{s['overhead_ms']} ms)" + (f", check of a small session {s['check_small_s'] * 1000:.0f} ms"
+                                          if "check_small_s" in s else ""))
+    print(f"lark/dominate loaded on a JSON-only path: {s['json_path_imports_lark_or_dominate']}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
