@@ -42,7 +42,7 @@ for _kind, _names in {
         TOOL_KINDS[_name] = _kind
 
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "filename", "file", "target_file",
-              "absolute_path", "dir_path", "directory")
+              "absolute_path", "absolutePath", "dir_path", "directory")
 
 # Shell programs whose file arguments are reads, searches or listings.
 _SHELL_READERS = {"cat", "head", "tail", "less", "more", "nl", "bat", "wc", "sed", "awk", "xxd",
