@@ -20,17 +20,18 @@ from .model import FileEdit, ToolKind
 TOOL_KINDS: dict[str, ToolKind] = {}
 for _kind, _names in {
     ToolKind.READ: "read read_file read_many_files readfile view notebookread open open_file "
-                   "view_file cat_file get_file_contents",
+                   "view_file cat_file get_file_contents goto scroll_up scroll_down",
     ToolKind.EDIT: "edit multiedit replace apply_patch replace_in_file search_replace edit_file "
                    "notebookedit patch str_replace str_replace_editor str_replace_based_edit_tool "
-                   "editedexistingfile insert_content apply_diff",
+                   "editedexistingfile insert_content apply_diff insert file_change "
+                   "search_and_replace",
     ToolKind.WRITE: "write write_file write_to_file create create_file newfilecreated",
     ToolKind.SHELL: "bash shell shell_command exec_command local_shell_call run_shell_command "
                     "execute_command run_terminal_cmd write_stdin bashoutput killshell taskoutput "
                     "killbash command_execution run run_ipython execute_bash terminal",
     ToolKind.SEARCH: "grep glob search_file_content search_files find_file search_dir "
                      "codebase_search grep_search glob_file_search find search file_search "
-                     "searchfiles list_code_definition_names",
+                     "searchfiles list_code_definition_names search_file",
     ToolKind.LIST: "ls list_directory list_files list_dir listfilestoplevel listfilesrecursive",
     ToolKind.WEB: "webfetch websearch web_fetch google_web_search web_search browse fetch "
                   "browser_action",
@@ -120,6 +121,10 @@ def split_heredocs(script: str) -> list[tuple[str, list[str]]]:
     while i < len(lines):
         line = lines[i]
         i += 1
+        # a quoted argument may span lines (sed scripts, commit messages): keep it whole
+        while i < len(lines) and not _HEREDOC.search(line) and not _balanced(line):
+            line = f"{line}\n{lines[i]}"
+            i += 1
         bodies: list[str] = []
         for match in _HEREDOC.finditer(line):
             delimiter, strip_tabs = match.group(3), match.group(1) == "-"
@@ -133,6 +138,14 @@ def split_heredocs(script: str) -> list[tuple[str, list[str]]]:
             bodies.append("\n".join(body) + ("\n" if body else ""))
         out.append((line, bodies))
     return out
+
+
+def _balanced(text: str) -> bool:
+    try:
+        shlex.split(text, posix=True)
+    except ValueError:
+        return False
+    return True
 
 
 def _tokens(line: str) -> list[str]:
@@ -289,7 +302,7 @@ def _sed_files(args: list[str]) -> list[str]:
         if word in ("-e", "--expression", "-f", "--file"):
             has_script_option = skip = True
             continue
-        if word.startswith("-"):
+        if word.startswith("-") or not word:  # `sed -i '' ...` (BSD) has an empty suffix
             continue
         operands.append(word)
     return operands if has_script_option else operands[1:]
@@ -325,6 +338,12 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     hunks = result.get("structuredPatch")
     edits: list[FileEdit] = []
 
+    changes = tool_input.get("changes")
+    if isinstance(changes, list) and changes and all(isinstance(c, Mapping) for c in changes):
+        # files named as changed with no content logged (`codex exec --json` file_change)
+        return [FileEdit(path=str(c["path"]), diff="", created=c.get("kind") == "add",
+                         deleted=c.get("kind") == "delete") for c in changes if c.get("path")]
+
     if key in ("apply_patch", "patch") or "*** Begin Patch" in str(tool_input.get("input", "")):
         text = tool_input.get("input") or tool_input.get("patch") or tool_input.get("raw") or ""
         return diffs.parse_apply_patch(str(text))
@@ -344,6 +363,13 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     pairs: list[tuple[str, str, bool]] = []
     old = _first_str(tool_input, "old_string", "oldText", "old_str", "oldString", "search")
     new = _first_str(tool_input, "new_string", "newText", "new_str", "newString", "replace")
+    if new is None and key == "insert":
+        new = _first_str(tool_input, "text", "content")
+    if new is None and isinstance(tool_input.get("lines"), str):
+        # a line-range edit (`edit 3:5` ... `end_of_edit`): the replaced lines are not logged
+        new = _first_str(tool_input, "replacement")
+        if new is not None and path:
+            return [FileEdit(path=path, diff=diffs.make_diff(path, "", new), new=new)]
     if old is not None or (new is not None and key in ("str_replace_editor", "insert")):
         pairs.append((old or "", new or "", bool(tool_input.get("replace_all"))))
     for item in tool_input.get("edits") or ():

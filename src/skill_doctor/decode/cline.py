@@ -22,6 +22,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..text import iso_from_millis as _iso
 from .builder import TranscriptBuilder
 from .jsonl import read_json
 
@@ -117,15 +118,15 @@ def _decode_api(b: TranscriptBuilder, messages: list) -> None:
                 btype = block.get("type")
                 if btype == "text":
                     text = str(block.get("text", ""))
+                    prose = _XML_CALL.sub("", text)
+                    prose = re.sub(r"<thinking>.*?</thinking>", "", prose, flags=re.DOTALL).strip()
+                    if prose:
+                        b.assistant(prose, line=position, merge_key=f"m{position}")
                     for name, params in _xml_calls(text):
                         counter += 1
                         call_id = f"xml{counter}"
                         b.tool_call(call_id, name, params, line=position)
                         open_calls.append(call_id)
-                    prose = _XML_CALL.sub("", text)
-                    prose = re.sub(r"<thinking>.*?</thinking>", "", prose, flags=re.DOTALL).strip()
-                    if prose:
-                        b.assistant(prose, line=position, merge_key=f"m{position}")
                 elif btype == "tool_use":
                     counter += 1
                     call_id = str(block.get("id") or f"call{counter}")
@@ -149,11 +150,27 @@ def _xml_calls(text: str) -> list[tuple[str, dict]]:
 
 
 def _api_user(b: TranscriptBuilder, blocks: list[dict], position: int, open_calls: deque[str]) -> None:
-    had_result = False
+    pending: list[Any] | None = None  # [call id, body parts] of the result being read
+
+    def flush() -> None:
+        nonlocal pending
+        if pending is None:
+            return
+        call_id, parts = pending
+        body = "\n".join(parts)
+        if call_id is None:
+            b.tool_result(None, body, line=position)
+        else:
+            _result(b, call_id, body, position)
+        for wrapped in _WRAPPED.finditer(body):  # the user's answer or feedback
+            if wrapped.group(2).strip():
+                b.user(wrapped.group(2), line=position)
+        pending = None
+
     for block in blocks:
         btype = block.get("type")
         if btype == "tool_result":  # newer Cline forks do use real tool_result blocks
-            had_result = True
+            flush()
             call_id = block.get("tool_use_id")
             if isinstance(call_id, str) and call_id in open_calls:
                 open_calls.remove(call_id)
@@ -168,29 +185,25 @@ def _api_user(b: TranscriptBuilder, blocks: list[dict], position: int, open_call
         text = str(block.get("text", ""))
         match = _RESULT.match(text)
         if match:
-            had_result = True
+            flush()
             call_id = open_calls.popleft() if open_calls else None
-            body = text[match.end():]
             if call_id is None:
                 b.tool_call(None, match.group(1), {}, line=position)
-                b.tool_result(None, body, line=position)
-            else:
-                _result(b, call_id, body, position)
-            for wrapped in _WRAPPED.finditer(body):  # the user's answer to a question
-                if wrapped.group(2).strip():
-                    b.user(wrapped.group(2), line=position)
-            continue
-        wrapped = [m.group(2) for m in _WRAPPED.finditer(text) if m.group(2).strip()]
-        if wrapped:
-            for piece in wrapped:
-                b.user(piece, line=position)
+            pending = [call_id, [text[match.end():]]]
             continue
         stripped = text.lstrip()
         meta = next((tag for marker, tag in _INJECTED if stripped.startswith(marker)), None)
-        if meta is None and had_result:
-            meta = "tool-output"  # a result continued in a second block
-        if text.strip():
+        if pending is not None and meta is None and not _WRAPPED.search(text):
+            pending[1].append(text)  # the result continued in a second block
+            continue
+        flush()
+        wrapped = [m.group(2) for m in _WRAPPED.finditer(text) if m.group(2).strip()]
+        if wrapped and meta is None:
+            for piece in wrapped:
+                b.user(piece, line=position)
+        elif text.strip():
             b.user(text, line=position, meta=meta)
+    flush()
 
 
 def _result(b: TranscriptBuilder, call_id: str | None, body: str, position: int) -> None:
@@ -300,14 +313,3 @@ def _decode_ui(b: TranscriptBuilder, records: list) -> None:
         else:
             b.skip(str(kind or "unknown"))
     flush()
-
-
-def _iso(ms: Any) -> str | None:
-    if not isinstance(ms, (int, float)) or isinstance(ms, bool):
-        return None
-    from datetime import datetime, timezone
-    try:
-        moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

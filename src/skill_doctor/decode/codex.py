@@ -5,6 +5,8 @@ Two layouts (FORMATS.md section 4). The current one wraps every line as
 the mid-2025 one starts with a bare `{"id","timestamp","instructions"}` header, has
 `{"record_type":"state"}` markers and bare response items. Both are read here.
 
+The `codex exec --json` event stream (thread.started / item.completed ...) is read here too.
+
 Traps handled: user and assistant text is logged twice (`response_item` messages and
 `event_msg` user_message/agent_message) -- the response items are the conversation and the
 events are counted as duplicates; injected preambles (`<environment_context>`, AGENTS.md,
@@ -56,7 +58,7 @@ def sniff(head: str) -> bool:
     lines = [line.lstrip() for line in head.splitlines()[:5] if line.strip()]
     if not lines:
         return False
-    if any(_ENVELOPE.match(line) for line in lines):
+    if any(_ENVELOPE.match(line) or _EXEC_EVENT.match(line) for line in lines):
         return True
     return bool(_LEGACY_HEADER.match(lines[0]) or any(_LEGACY_STATE.match(l) for l in lines))
 
@@ -129,6 +131,10 @@ def parse_output(raw: Any) -> tuple[str, int | None, bool]:
 
 
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
+    first = stream.read(4096).decode("utf-8", errors="replace").lstrip()
+    stream.seek(0)
+    if _EXEC_EVENT.match(first):
+        return decode_exec(path, stream)
     b = TranscriptBuilder(str(path), HARNESS)
     state = _State(b)
     for lineno, rec in iter_records(stream, b):
@@ -254,3 +260,62 @@ class _State:
 def _id(p: dict) -> str | None:
     value = p.get("call_id") or p.get("id")
     return value if isinstance(value, str) else None
+
+
+# -- `codex exec --json` event stream (FORMATS.md section 5) -----------------------------------
+
+_EXEC_EVENT = re.compile(
+    r'^\{"type":\s*"(?:thread\.started|turn\.started|item\.(?:started|updated|completed))"')
+
+
+def decode_exec(path: Path, stream: BinaryIO) -> TranscriptBuilder:
+    """`thread.started`, `turn.*`, `item.*` events; only completed items become turns.
+
+    The stream does not repeat the prompt, so such a transcript has no user turn unless the
+    harness wrote one; `file_change` items name the files changed but not the change.
+    """
+    b = TranscriptBuilder(str(path), HARNESS)
+    b.extra["format"] = "exec-json"
+    for lineno, rec in iter_records(stream, b):
+        kind = rec.get("type")
+        if kind == "thread.started":
+            if isinstance(rec.get("thread_id"), str):
+                b.session_id = rec["thread_id"]
+            b.skip(kind)
+            continue
+        if kind in ("turn.failed", "error"):
+            error = rec.get("error") if isinstance(rec.get("error"), dict) else rec
+            b.assistant(str(error.get("message") or "error"), line=lineno, meta="error")
+            continue
+        if kind != "item.completed" or not isinstance(rec.get("item"), dict):
+            b.skip(str(kind or "unknown"))
+            continue
+        item = rec["item"]
+        itype = item.get("type") or item.get("item_type")
+        if itype == "agent_message":
+            b.assistant(str(item.get("text") or ""), line=lineno)
+        elif itype == "reasoning":
+            b.skip("reasoning")
+        elif itype == "command_execution":
+            code = item.get("exit_code") if isinstance(item.get("exit_code"), int) else None
+            b.tool("command_execution", {"command": item.get("command", "")},
+                   str(item.get("aggregated_output") or ""), exit_code=code,
+                   is_error=item.get("status") == "failed", line=lineno)
+        elif itype == "file_change":
+            changes = [c for c in item.get("changes") or () if isinstance(c, dict)]
+            b.tool("file_change", {"changes": changes}, "", is_error=item.get("status") == "failed",
+                   line=lineno)
+        elif itype == "mcp_tool_call":
+            b.tool(f"mcp__{item.get('server', '')}__{item.get('tool', '')}",
+                   item.get("arguments") if isinstance(item.get("arguments"), dict) else {},
+                   str(item.get("result") or ""), is_error=item.get("status") == "failed",
+                   line=lineno)
+        elif itype == "web_search":
+            b.tool("web_search", {"query": item.get("query", "")}, "", line=lineno)
+        elif itype == "todo_list":
+            b.tool("update_plan", {"plan": item.get("items") or []}, "", line=lineno)
+        elif itype == "error":
+            b.assistant(str(item.get("message") or "error"), line=lineno, meta="error")
+        else:
+            b.skip(str(itype or "unknown"))
+    return b
