@@ -179,6 +179,8 @@ class _State:
     def __init__(self, b: TranscriptBuilder) -> None:
         self.b = b
         self.exit_codes: dict[str, int] = {}  # from exec_command_end events, by call id
+        # real user messages seen as response items and not yet matched by their event twin
+        self.unmatched_user = 0
 
     def meta(self, payload: dict) -> None:
         b = self.b
@@ -209,7 +211,10 @@ class _State:
             elif role == "assistant":
                 b.assistant(text, line=lineno, timestamp=ts)
             else:
-                b.user(text, line=lineno, timestamp=ts, meta=classify_text(text, role))
+                meta = classify_text(text, role)
+                if meta is None:
+                    self.unmatched_user += 1
+                b.user(text, line=lineno, timestamp=ts, meta=meta)
         elif itype == "reasoning":
             b.skip("reasoning")
         elif itype == "function_call":
@@ -242,7 +247,15 @@ class _State:
 
     def event(self, p: dict, lineno: int, ts: str | None) -> None:
         etype = p.get("type")
-        if etype in ("user_message", "agent_message"):
+        if etype == "user_message":
+            # Normally the twin of the response item just before it; a file that logs only
+            # events (some writers do) still gets its prompts.
+            if self.unmatched_user:
+                self.unmatched_user -= 1
+                self.b.skip("duplicate")
+            elif isinstance(p.get("message"), str) and p["message"].strip():
+                self.b.user(p["message"], line=lineno, timestamp=ts)
+        elif etype == "agent_message":
             self.b.skip("duplicate")  # the same text is a response_item message
         elif etype in ("agent_reasoning", "agent_reasoning_raw_content"):
             self.b.skip("duplicate")
