@@ -92,3 +92,44 @@ def test_details_count_turns(tmp_path):
     home, env = _fake_home(tmp_path)
     first = with_details(discover(env, home)[0])
     assert first.turns == 1 and first.started_at == "2026-01-02T10:00:00Z"
+
+
+def test_sessions_command_lists_every_store(tmp_path, monkeypatch, capsys):
+    from skill_doctor.cli import main
+
+    home, env = _fake_home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", env["CODEX_HOME"])
+    assert main(["sessions", "--limit", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["HARNESS", "STARTED", "TURNS", "PATH"]
+    assert out[1].startswith("codex") and "rollout-2026-01-02T10-00-00-c1.jsonl" in out[1]
+    assert "(+1 subagent file(s))" in out[1]
+    assert out[2].startswith("opencode")
+    assert out[3] == "... 3 more (use --limit 0 to list all)"
+
+
+def test_sessions_command_with_no_stores(tmp_path, monkeypatch, capsys):
+    from skill_doctor.cli import main
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["sessions"]) == 0
+    assert capsys.readouterr().out.strip() == "No sessions found in the harness stores."
+
+
+def test_report_without_path_takes_the_projects_newest_session(tmp_path, monkeypatch, capsys):
+    from skill_doctor.cli import main
+
+    home, env = _fake_home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", env["CODEX_HOME"])
+    work = tmp_path / "work" / "mine"
+    work.mkdir(parents=True)
+    _write(home / ".pi" / "agent" / "sessions" / "--mine--" / "2026_p2.jsonl",
+           '{"type":"session","id":"p2","timestamp":"2026-01-03T10:00:00Z","cwd":"%s"}\n'
+           % work.as_posix(), 100)  # older than every other session, but this project's
+    monkeypatch.chdir(work)
+    assert main(["report", "-o", "r"]) == 0
+    import json
+    data = json.loads((work / "r" / "report.json").read_text())
+    assert data["session"]["source"].endswith("2026_p2.jsonl")

@@ -96,16 +96,24 @@ def discover(env: Mapping[str, str], home: Path) -> list[SessionInfo]:
     return found
 
 
+def belongs_to(session: SessionInfo, cwd: str | os.PathLike[str]) -> bool:
+    """Whether the session was recorded in `cwd` or a folder inside it."""
+    target = _norm(str(cwd))
+    if session.harness == "claude-code" and session.path.parent.name == re.sub(
+            r"[^A-Za-z0-9]", "-", str(cwd)):
+        return True  # the store's own folder for this project (the cwd field may differ)
+    if session.cwd and (_norm(session.cwd) == target
+                        or _norm(session.cwd).startswith(target.rstrip("/") + "/")):
+        return True
+    project_hash = hashlib.sha256(str(cwd).encode("utf-8")).hexdigest()
+    return session.harness == "gemini" and session.path.parent.parent.name == project_hash
+
+
 def newest_for_project(cwd: str | os.PathLike[str], env: Mapping[str, str], home: Path
                        ) -> SessionInfo | None:
     """The newest session recorded in `cwd` (or a folder inside it), across all stores."""
-    target = _norm(str(cwd))
-    target_hash = hashlib.sha256(str(cwd).encode("utf-8")).hexdigest()
     for session in discover(env, home):
-        if session.cwd and (_norm(session.cwd) == target
-                            or _norm(session.cwd).startswith(target.rstrip("/") + "/")):
-            return session
-        if session.harness == "gemini" and session.path.parent.parent.name == target_hash:
+        if belongs_to(session, cwd):
             return session
     return None
 
