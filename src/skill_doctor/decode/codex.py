@@ -28,8 +28,7 @@ from .jsonl import iter_records
 HARNESS = "codex"
 
 _ENVELOPE = re.compile(
-    r'^\{"timestamp":\s*"[^"]*",\s*"type":\s*"(?:session_meta|response_item|event_msg|'
-    r'turn_context|compacted)",\s*"payload"')
+    r'"type":\s*"(?:session_meta|response_item|event_msg|turn_context|compacted)"')
 _LEGACY_HEADER = re.compile(r'^\{"id":\s*"[^"]+",\s*"timestamp":\s*"[^"]*",\s*"instructions"')
 _LEGACY_STATE = re.compile(r'^\{"record_type":\s*"state"')
 
@@ -58,7 +57,8 @@ def sniff(head: str) -> bool:
     lines = [line.lstrip() for line in head.splitlines()[:5] if line.strip()]
     if not lines:
         return False
-    if any(_ENVELOPE.match(line) or _EXEC_EVENT.match(line) for line in lines):
+    if any((line.startswith("{") and '"payload"' in line and _ENVELOPE.search(line))
+           or _EXEC_EVENT.match(line) for line in lines):
         return True
     return bool(_LEGACY_HEADER.match(lines[0]) or any(_LEGACY_STATE.match(l) for l in lines))
 

@@ -34,7 +34,9 @@ _SWE = re.compile(r'"(?:trajectory|history)"\s*:\s*\[')
 _SWE_INNER = re.compile(r'"message_type"\s*:|"observation"\s*:|"action"\s*:')
 _MINI = re.compile(r'"trajectory_format"\s*:\s*"mini-swe-agent')
 _MINI_BARE = re.compile(r'^\[\s*\{\s*"role"\s*:\s*"system"')
-_OPENHANDS = re.compile(r'^\[\s*\{\s*"id"\s*:\s*\d+\s*,')
+_OPENHANDS = re.compile(r'^\[\s*\{')
+_OPENHANDS_ID = re.compile(r'"id"\s*:\s*\d+\s*[,}]')
+_OPENHANDS_KIND = re.compile(r'"(?:action|observation)"\s*:\s*"[a-z_]+"')
 _OPENHANDS_INNER = re.compile(r'"source"\s*:\s*"(?:user|agent|environment)"')
 _OPEN_FILE = re.compile(r"\(Open file: ([^)\n]*)\)")
 _FENCE = re.compile(r"```(?:bash|sh|mswea_bash_command)?[ \t]*\n(.*?)```", re.DOTALL)
@@ -47,7 +49,8 @@ def sniff(head: str) -> bool:
     if start.startswith("{"):
         return bool(_MINI.search(head) or (_SWE.search(head) and _SWE_INNER.search(head)))
     if start.startswith("["):
-        if _OPENHANDS.match(start) and _OPENHANDS_INNER.search(head):
+        if (_OPENHANDS.match(start) and _OPENHANDS_INNER.search(head)
+                and _OPENHANDS_ID.search(head) and _OPENHANDS_KIND.search(head)):
             return True
         return bool(_MINI_BARE.match(start) and ("<returncode>" in head or "mswea_bash_command" in head))
     return False
