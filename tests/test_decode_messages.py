@@ -27,7 +27,7 @@ def test_anthropic_messages_object():
 
 def test_claude_stream_json():
     t = decode_file(FIXTURES / "claude_code" / "stream-json.jsonl")
-    assert t.harness == "claude-code" and t.cwd == "/root/app" and t.model == "claude-opus-4-5"
+    assert t.harness == "claude-code" and t.cwd == "/home/dev/app" and t.model == "claude-opus-4-5"
     assert counts(t) == (5, 0, 3, 1)
     bash = next(x for x in t.turns if x.tool_name == "Bash")
     assert bash.exit_code == 1 and bash.is_error
