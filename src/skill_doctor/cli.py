@@ -48,6 +48,18 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--no-redact", action="store_true",
                         help="show transcript text without redacting secrets")
 
+    sessions = sub.add_parser(
+        "sessions", help="list the sessions found in every harness store, newest first",
+        description="List the sessions found in the Claude Code, Codex, Gemini, Pi, OpenCode "
+                    "and Cline stores (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, "
+                    "PI_CODING_AGENT_DIR and XDG_DATA_HOME are honoured), newest first, with "
+                    "harness, start time, turns and path. Subagent transcripts are counted "
+                    "with their parent session.")
+    sessions.add_argument("-n", "--limit", type=int, default=20, metavar="N",
+                          help="show at most N sessions (default 20; 0 for all)")
+    sessions.add_argument("--project", action="store_true",
+                          help="only sessions recorded in the current working directory")
+
     rubric = sub.add_parser("rubric", help="explain or validate the rubric")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", metavar="ACTION")
     explain = rubric_sub.add_parser("explain", help="what each criterion measures, with its bands")
@@ -114,6 +126,35 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from . import stores
+
+    if args.limit < 0:
+        raise UsageError(f"--limit must be 0 or more, got {args.limit}")
+    found = stores.discover(os.environ, Path.home())
+    if args.project:
+        cwd = Path.cwd()
+        found = [s for s in found if stores.belongs_to(s, cwd)]
+    if not found:
+        print("No sessions found in the harness stores.")
+        return EXIT_OK
+    shown = found if args.limit == 0 else found[: args.limit]
+    rows = [("HARNESS", "STARTED", "TURNS", "PATH")]
+    for session in shown:
+        detailed = stores.with_details(session)
+        path = str(detailed.path)
+        if detailed.subagents:
+            path += f"  (+{len(detailed.subagents)} subagent file(s))"
+        rows.append((detailed.harness, detailed.started_at or "-",
+                     "-" if detailed.turns is None else str(detailed.turns), path))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+    if len(found) > len(shown):
+        print(f"... {len(found) - len(shown)} more (use --limit 0 to list all)")
+    return EXIT_OK
+
+
 def cmd_rubric(args: argparse.Namespace) -> int:
     from . import rubric as rubric_mod
     from .detectors import DETECTORS
@@ -160,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_report(args)
         if args.command == "rubric":
             return cmd_rubric(args)
+        if args.command == "sessions":
+            return cmd_sessions(args)
         raise UsageError(f"unknown command {args.command}")
     except SkillDoctorError as exc:
         print(f"skill-doctor: error: {exc}", file=sys.stderr)

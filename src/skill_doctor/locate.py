@@ -79,9 +79,9 @@ def default_session(cwd: Path, env: Mapping[str, str], home: Path) -> Located:
     except ImportError:
         stores = None
     if stores is not None and hasattr(stores, "newest_for_project"):
-        found = stores.newest_for_project(cwd, env, home)
+        found = stores.newest_for_project(cwd, env, home) or stores.newest(env, home)
         if found is not None:
-            return Located(Path(found))
+            return Located(found.path)
         return Located(None, "no session found in the harness stores")
     projects = claude_projects(env, home)
     if not projects.is_dir():

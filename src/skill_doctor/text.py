@@ -33,3 +33,16 @@ def excerpt(text: str, limit: int = 240) -> str:
     if len(folded) <= limit:
         return folded
     return folded[: limit - 1].rstrip() + "…"
+
+
+def iso_from_millis(ms: object) -> str | None:
+    """An epoch-milliseconds timestamp as ISO-8601 UTC (`2026-01-02T03:04:05.678Z`), else None."""
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool):
+        return None
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

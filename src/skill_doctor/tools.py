@@ -20,17 +20,18 @@ from .model import FileEdit, ToolKind
 TOOL_KINDS: dict[str, ToolKind] = {}
 for _kind, _names in {
     ToolKind.READ: "read read_file read_many_files readfile view notebookread open open_file "
-                   "view_file cat_file get_file_contents",
+                   "view_file cat_file get_file_contents goto scroll_up scroll_down",
     ToolKind.EDIT: "edit multiedit replace apply_patch replace_in_file search_replace edit_file "
                    "notebookedit patch str_replace str_replace_editor str_replace_based_edit_tool "
-                   "editedexistingfile insert_content apply_diff",
+                   "editedexistingfile insert_content apply_diff insert file_change "
+                   "search_and_replace",
     ToolKind.WRITE: "write write_file write_to_file create create_file newfilecreated",
     ToolKind.SHELL: "bash shell shell_command exec_command local_shell_call run_shell_command "
                     "execute_command run_terminal_cmd write_stdin bashoutput killshell taskoutput "
                     "killbash command_execution run run_ipython execute_bash terminal",
     ToolKind.SEARCH: "grep glob search_file_content search_files find_file search_dir "
                      "codebase_search grep_search glob_file_search find search file_search "
-                     "searchfiles list_code_definition_names",
+                     "searchfiles list_code_definition_names search_file",
     ToolKind.LIST: "ls list_directory list_files list_dir listfilestoplevel listfilesrecursive",
     ToolKind.WEB: "webfetch websearch web_fetch google_web_search web_search browse fetch "
                   "browser_action",
@@ -42,14 +43,27 @@ for _kind, _names in {
         TOOL_KINDS[_name] = _kind
 
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "filename", "file", "target_file",
-              "absolute_path", "dir_path", "directory")
+              "absolute_path", "absolutePath", "dir_path", "directory")
 
 # Shell programs whose file arguments are reads, searches or listings.
-_SHELL_READERS = {"cat", "head", "tail", "less", "more", "nl", "bat", "wc", "sed", "awk"}
-_SHELL_SEARCHERS = {"grep", "rg", "ag", "ack", "find", "fd", "git grep"}
-_SHELL_LISTERS = {"ls", "tree", "exa", "eza", "dir"}
-_REDIRECT_WRITE = re.compile(r"(?:^|[^<>&0-9])>{1,2}\s*([^\s|;&<>]+)")
-_SED_INPLACE = re.compile(r"\bsed\s+(?:-[a-zA-Z]*i|--in-place)")
+_SHELL_READERS = {"cat", "head", "tail", "less", "more", "nl", "bat", "wc", "sed", "awk", "xxd",
+                  "od", "jq", "strings", "hexdump", "file", "stat"}
+_SCRIPTED_READERS = {"sed", "awk", "jq"}  # the first operand is a script, not a file
+_SHELL_SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate"}
+_SHELL_LISTERS = {"ls", "tree", "exa", "eza", "dir", "du"}
+# Commands that say nothing about the work (they neither count as reads nor make it "shell").
+_SHELL_NEUTRAL = {"cd", "pushd", "popd", "echo", "printf", "true", "false", "set", "export",
+                  "source", ".", "pwd", "sleep", ":", "clear", "unset", "mkdir", "then", "fi",
+                  "do", "done", "else", "if", "test", "["}
+_INTERPRETERS = {"python", "python3", "node", "perl", "ruby", "bun", "deno", "php"}
+_SCRIPT_WRITES = re.compile(
+    r"\.write_text\(|\.write_bytes\(|writeFileSync\(|writeFile\(|\bopen\([^)]*['\"][wa]\+?b?['\"]"
+    r"|\.write\(|File\.write|file_put_contents\(|os\.replace\(|shutil\.(?:copy|move)")
+_SCRIPT_PATHS = re.compile(
+    r"(?:Path|open|writeFileSync|writeFile|readFileSync)\(\s*['\"]([^'\"\n]+)['\"]")
+_HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
+_SPLITTERS = {";", "&&", "||", "|", "&", "(", ")", ";;", "|&"}
+_WRITE_REDIRECTS = {">", ">>", ">|", "&>", "&>>"}
 
 
 def kind_of(name: str | None, tool_input: Mapping[str, Any] | None = None) -> ToolKind:
@@ -95,74 +109,209 @@ def unwrap_shell(command: str) -> str:
     return command
 
 
-def shell_file_effects(command: str) -> tuple[list[str], list[str], ToolKind]:
-    """(paths read, paths written, kind) of a shell command, judged from its text.
+def split_heredocs(script: str) -> list[tuple[str, list[str]]]:
+    """The script's command lines, each with the bodies of the heredocs it opens.
 
-    Only the plain cases are recognised (`cat f`, `sed -n 1,9p f`, `head f`, `sed -i`, `> f`,
-    `tee f`); anything else stays a shell command with no file effect.
+    Heredoc bodies are data, not commands: a `>` inside a here-document must not read as a
+    redirection, so bodies are taken out before the command text is analysed.
     """
+    lines = script.split("\n")
+    out: list[tuple[str, list[str]]] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        # a quoted argument may span lines (sed scripts, commit messages): keep it whole
+        while i < len(lines) and not _HEREDOC.search(line) and not _balanced(line):
+            line = f"{line}\n{lines[i]}"
+            i += 1
+        bodies: list[str] = []
+        for match in _HEREDOC.finditer(line):
+            delimiter, strip_tabs = match.group(3), match.group(1) == "-"
+            body: list[str] = []
+            while i < len(lines):
+                text = lines[i]
+                i += 1
+                if (text.lstrip("\t") if strip_tabs else text).rstrip() == delimiter:
+                    break
+                body.append(text)
+            bodies.append("\n".join(body) + ("\n" if body else ""))
+        out.append((line, bodies))
+    return out
+
+
+def _balanced(text: str) -> bool:
+    try:
+        shlex.split(text, posix=True)
+    except ValueError:
+        return False
+    return True
+
+
+def _tokens(line: str) -> list[str]:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:  # unbalanced quotes: fall back to plain words
+        return line.split()
+
+
+def _commands(line: str) -> list[tuple[list[str], list[str], bool]]:
+    """(words, files written by redirection, reads stdin from a pipe) per simple command."""
+    commands: list[tuple[list[str], list[str], bool]] = []
+    words: list[str] = []
+    writes: list[str] = []
+    piped = False
+    tokens = _tokens(line)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in _SPLITTERS:
+            if words or writes:
+                commands.append((words, writes, piped))
+            words, writes, piped = [], [], token in ("|", "|&")
+        elif token in _WRITE_REDIRECTS:
+            if i + 1 < len(tokens):
+                target = tokens[i + 1]
+                if target != "/dev/null" and not target.startswith("&") and not target.startswith("/dev/std"):
+                    writes.append(target)
+                i += 1
+        elif token in ("<", "<<", "<<<", ">&", "<&", "<<-"):
+            i += 1  # the operand is an input, a here-doc delimiter or a file descriptor
+        elif token.isdigit() and i + 1 < len(tokens) and tokens[i + 1][:1] in "<>":
+            pass  # a file descriptor number before a redirection
+        else:
+            words.append(token)
+        i += 1
+    if words or writes:
+        commands.append((words, writes, piped))
+    return commands
+
+
+def _program(words: list[str]) -> tuple[str, list[str]]:
+    """The program name and its arguments, past `VAR=x`, `sudo`, `env`, `time`, `command`."""
+    i = 0
+    while i < len(words) and (re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[i])
+                              or words[i] in ("sudo", "env", "time", "command", "exec", "nohup")):
+        i += 1
+    if i >= len(words):
+        return "", []
+    return words[i].rsplit("/", 1)[-1], words[i + 1:]
+
+
+def _analyse(command: str) -> tuple[list[str], list[str], ToolKind, list[FileEdit]]:
     script = unwrap_shell(command)
     reads: list[str] = []
     writes: list[str] = []
-    kind = ToolKind.SHELL
-    for segment in re.split(r"&&|\|\||;|\n", script):
-        segment = segment.strip()
-        if not segment:
-            continue
-        pipeline = segment.split("|")
-        first = pipeline[0]
-        words = shell_words(first)
-        if not words:
-            continue
-        program = words[0].rsplit("/", 1)[-1]
-        for match in _REDIRECT_WRITE.finditer(first):
-            target = match.group(1).strip("'\"")
-            if target not in ("/dev/null", "&1", "&2") and not target.startswith("&"):
-                writes.append(target)
-        if program == "tee" or any(p.strip().startswith("tee ") for p in pipeline[1:]):
-            for part in pipeline:
-                tee_words = shell_words(part)
-                if tee_words and tee_words[0] == "tee":
-                    writes.extend(w for w in tee_words[1:] if not w.startswith("-"))
-        if program == "sed" and _SED_INPLACE.search(first):
-            writes.extend(_sed_files(words))
-            continue
-        args = [w for w in words[1:] if not w.startswith("-")]
-        if program in _SHELL_READERS and not writes:
-            if program in ("sed", "awk") and args:
-                args = args[1:]  # the script comes first
-            reads.extend(a for a in args if _looks_like_path(a))
-            kind = ToolKind.READ if reads else kind
-        elif program in _SHELL_SEARCHERS or (program == "git" and words[1:2] == ["grep"]):
-            kind = ToolKind.SEARCH
-        elif program in _SHELL_LISTERS:
-            kind = ToolKind.LIST
-    if writes:
+    edits: list[FileEdit] = []
+    kinds: set[ToolKind] = set()
+    scripted_edit = False
+    for line, bodies in split_heredocs(script):
+        for words, redirects, piped in _commands(line):
+            program, args = _program(words)
+            writes.extend(redirects)
+            if bodies and redirects and program in ("cat", "tee", ""):
+                # cat > f <<'EOF' ... EOF: the whole file, written from the here-document
+                for target in redirects:
+                    edits.append(FileEdit(path=target, diff=diffs.make_diff(target, "", bodies[0]),
+                                          new=bodies[0], after=bodies[0], whole_file=True))
+            if program == "tee":
+                targets = [a for a in args if not a.startswith("-")]
+                writes.extend(targets)
+                if bodies and targets:
+                    edits.extend(FileEdit(path=t, diff=diffs.make_diff(t, "", bodies[0]),
+                                          new=bodies[0], after=bodies[0], whole_file=True)
+                                 for t in targets)
+                continue
+            if program == "sed" and any(a == "--in-place" or re.fullmatch(r"-[a-zA-Z]*i.*", a)
+                                        for a in args if a.startswith("-")):
+                writes.extend(_sed_files(args))
+                continue
+            if program == "perl" and any(re.fullmatch(r"-[a-zA-Z]*i.*", a) for a in args):
+                writes.extend(a for a in args[1:] if not a.startswith("-") and _looks_like_path(a))
+                continue
+            if program in _INTERPRETERS:
+                if any(_SCRIPT_WRITES.search(body) for body in bodies) or (
+                        "-c" in args and _SCRIPT_WRITES.search(" ".join(args))):
+                    scripted_edit = True
+                    # the files the script names are the best guess at what it changed
+                    writes.extend(p for body in bodies for p in _SCRIPT_PATHS.findall(body)
+                                  if _looks_like_path(p))
+                kinds.add(ToolKind.SHELL)
+                continue
+            if program == "git" and args[:1] == ["grep"]:
+                kinds.add(ToolKind.SEARCH)
+            elif program == "git" and args[:1] == ["ls-files"]:
+                kinds.add(ToolKind.LIST)
+            elif program in _SHELL_READERS:
+                operands = [a for a in args if not a.startswith("-")]
+                if program in _SCRIPTED_READERS and operands and not any(
+                        a in ("-e", "-f", "--expression") for a in args):
+                    operands = operands[1:]
+                files = [a for a in operands if _looks_like_path(a)]
+                reads.extend(files)
+                if files or not piped:
+                    kinds.add(ToolKind.READ)
+            elif program in _SHELL_SEARCHERS:
+                kinds.add(ToolKind.SEARCH)
+            elif program in _SHELL_LISTERS:
+                kinds.add(ToolKind.LIST)
+            elif program and program not in _SHELL_NEUTRAL:
+                kinds.add(ToolKind.SHELL)
+    if writes or scripted_edit:
         kind = ToolKind.EDIT
+    elif not kinds or ToolKind.SHELL in kinds:
+        kind = ToolKind.SHELL
+    elif ToolKind.READ in kinds:
+        kind = ToolKind.READ
+    elif ToolKind.SEARCH in kinds:
+        kind = ToolKind.SEARCH
+    else:
+        kind = ToolKind.LIST
+    return (list(dict.fromkeys(reads)), list(dict.fromkeys(writes)), kind, edits)
+
+
+def shell_file_effects(command: str) -> tuple[list[str], list[str], ToolKind]:
+    """(paths read, paths written, kind) of a shell command, judged from its text.
+
+    Recognised: reads (`cat f`, `sed -n 1,9p f`, `head f`, `nl -ba f`), searches and listings
+    (`rg`, `grep`, `find`, `ls`), edits (`sed -i`, `perl -pi`, `> f`, `tee f`, heredocs,
+    interpreter scripts that write files). Anything else is plain shell. A command mixing
+    reads with other programs (`cat f | python x.py`) is shell.
+    """
+    reads, writes, kind, _ = _analyse(command)
     return reads, writes, kind
 
 
-def _sed_files(words: list[str]) -> list[str]:
+def shell_edits(command: str) -> list[FileEdit]:
+    """Whole-file writes whose content the command shows (`cat > f <<'EOF' ... EOF`)."""
+    return _analyse(command)[3]
+
+
+def _sed_files(args: list[str]) -> list[str]:
     """The file operands of a sed command: what follows the script (or all operands with -e)."""
     operands: list[str] = []
     has_script_option = False
     skip = False
-    for word in words[1:]:
+    for word in args:
         if skip:
             skip = False
             continue
         if word in ("-e", "--expression", "-f", "--file"):
             has_script_option = skip = True
             continue
-        if word.startswith("-"):
+        if word.startswith("-") or not word:  # `sed -i '' ...` (BSD) has an empty suffix
             continue
         operands.append(word)
     return operands if has_script_option else operands[1:]
 
 
 def _looks_like_path(word: str) -> bool:
-    return bool(word) and not word.isdigit() and not any(c in word for c in "<>|&$`*?") and not re.fullmatch(r"[0-9,]+p?", word) and (
-        "/" in word or "." in word)
+    return bool(word) and not word.isdigit() and not any(c in word for c in "<>|&$`*?") and (
+        not re.fullmatch(r"[0-9,$]+[pd]?", word)) and (
+        "/" in word or "." in word) and "\n" not in word and not word.startswith(("{", "("))
 
 
 def _as_dict(value: Any) -> Mapping[str, Any]:
@@ -189,6 +338,12 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     hunks = result.get("structuredPatch")
     edits: list[FileEdit] = []
 
+    changes = tool_input.get("changes")
+    if isinstance(changes, list) and changes and all(isinstance(c, Mapping) for c in changes):
+        # files named as changed with no content logged (`codex exec --json` file_change)
+        return [FileEdit(path=str(c["path"]), diff="", created=c.get("kind") == "add",
+                         deleted=c.get("kind") == "delete") for c in changes if c.get("path")]
+
     if key in ("apply_patch", "patch") or "*** Begin Patch" in str(tool_input.get("input", "")):
         text = tool_input.get("input") or tool_input.get("patch") or tool_input.get("raw") or ""
         return diffs.parse_apply_patch(str(text))
@@ -208,6 +363,13 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     pairs: list[tuple[str, str, bool]] = []
     old = _first_str(tool_input, "old_string", "oldText", "old_str", "oldString", "search")
     new = _first_str(tool_input, "new_string", "newText", "new_str", "newString", "replace")
+    if new is None and key == "insert":
+        new = _first_str(tool_input, "text", "content")
+    if new is None and isinstance(tool_input.get("lines"), str):
+        # a line-range edit (`edit 3:5` ... `end_of_edit`): the replaced lines are not logged
+        new = _first_str(tool_input, "replacement")
+        if new is not None and path:
+            return [FileEdit(path=path, diff=diffs.make_diff(path, "", new), new=new)]
     if old is not None or (new is not None and key in ("str_replace_editor", "insert")):
         pairs.append((old or "", new or "", bool(tool_input.get("replace_all"))))
     for item in tool_input.get("edits") or ():
@@ -263,8 +425,9 @@ def describe(name: str | None, tool_input: Mapping[str, Any] | None,
                 edits = diffs.parse_apply_patch(command)
                 paths = [e.path for e in edits]
             else:
-                reads, writes, _ = shell_file_effects(command)
+                reads, writes, _, shell_made = _analyse(command)
                 paths = reads + writes
+                edits = shell_made
     return kind, tuple(dict.fromkeys(paths)), tuple(edits)
 
 
@@ -274,8 +437,25 @@ def command_text(tool_input: Mapping[str, Any] | None) -> str | None:
         return None
     value = tool_input.get("command", tool_input.get("cmd"))
     if isinstance(value, list):
-        return " ".join(str(part) for part in value)
+        return argv_text([str(part) for part in value])
     return value if isinstance(value, str) and value else None
+
+
+_SHELLS = ("bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell")
+
+
+def argv_text(argv: list[str]) -> str:
+    """An argv list as one command line: the script of `bash -lc SCRIPT`, else quoted words.
+
+    Joining with spaces would lose the quoting (`sed -n '1,20p' f` would split), so the
+    script of a shell wrapper is returned as it ran and other argv lists are shell-quoted.
+    """
+    if (len(argv) >= 3 and argv[0].rsplit("/", 1)[-1] in _SHELLS
+            and argv[1] in ("-c", "-lc", "-ic", "-Command")):
+        return argv[2]
+    if len(argv) == 2 and argv[0] == "apply_patch":
+        return f"apply_patch {argv[1]}"  # the patch text, kept readable
+    return " ".join(shlex.quote(part) for part in argv)
 
 
 def shell_kind(command: str) -> ToolKind:

@@ -18,7 +18,7 @@ from types import ModuleType
 from ..model import ParseProblem, Transcript
 
 # Module names under skill_doctor.decode, in sniffing order. Imported only when needed.
-DECODERS: tuple[str, ...] = ("claude_code",)
+DECODERS: tuple[str, ...] = ("claude_code", "codex", "gemini", "pi", "cline", "trajectories", "opencode", "messages")
 TEXT_DECODER = "plaintext"
 HEAD_BYTES = 64 * 1024
 

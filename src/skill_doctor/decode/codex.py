@@ -1,0 +1,334 @@
+"""OpenAI Codex CLI rollout JSONL (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+
+Two layouts (FORMATS.md section 4). The current one wraps every line as
+`{"timestamp", "type": session_meta|turn_context|response_item|event_msg|compacted, "payload"}`;
+the mid-2025 one starts with a bare `{"id","timestamp","instructions"}` header, has
+`{"record_type":"state"}` markers and bare response items. Both are read here.
+
+The `codex exec --json` event stream (thread.started / item.completed ...) is read here too.
+
+Traps handled: user and assistant text is logged twice (`response_item` messages and
+`event_msg` user_message/agent_message) -- the response items are the conversation and the
+events are counted as duplicates; injected preambles (`<environment_context>`, AGENTS.md,
+`developer` messages) sit among the user messages and are marked meta; exit codes come in four
+shapes depending on the CLI version; `apply_patch` arrives as a custom tool, a function call or
+inside a shell command; reasoning items are counted, never shown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from .builder import TranscriptBuilder
+from .jsonl import iter_records
+
+HARNESS = "codex"
+
+_ENVELOPE = re.compile(
+    r'"type":\s*"(?:session_meta|response_item|event_msg|turn_context|compacted)"')
+_LEGACY_HEADER = re.compile(r'^\{"id":\s*"[^"]+",\s*"timestamp":\s*"[^"]*",\s*"instructions"')
+_LEGACY_STATE = re.compile(r'^\{"record_type":\s*"state"')
+
+# Leading markers of text Codex injects as user or developer messages, and their meta tag.
+_INJECTED = (
+    ("<environment_context>", "environment"),
+    ("<turn_context>", "environment"),
+    ("<user_instructions>", "instructions"),
+    ("# AGENTS.md instructions for", "instructions"),
+    ("<INSTRUCTIONS>", "instructions"),
+    ("<permissions instructions>", "developer"),
+    ("<collaboration_mode>", "developer"),
+    ("<model_switch>", "developer"),
+    ("<personality_spec>", "developer"),
+    ("<turn_aborted>", "interrupt"),
+    ("<user_shell_command>", "bash-mode"),
+)
+_TAGGED_BLOCK = re.compile(r"^<([a-z_][a-z_ -]*)>.*</\1>\s*$", re.DOTALL)
+
+_EXIT_TEXT = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
+_EXIT_UNIFIED = re.compile(r"^Process exited with code (-?\d+)", re.MULTILINE)
+_OUTPUT_MARK = re.compile(r"^Output:\n", re.MULTILINE)
+
+
+def sniff(head: str) -> bool:
+    lines = [line.lstrip() for line in head.splitlines()[:5] if line.strip()]
+    if not lines:
+        return False
+    if any((line.startswith("{") and '"payload"' in line and _ENVELOPE.search(line))
+           or _EXEC_EVENT.match(line) for line in lines):
+        return True
+    return bool(_LEGACY_HEADER.match(lines[0]) or any(_LEGACY_STATE.match(l) for l in lines))
+
+
+def classify_text(text: str, role: str) -> str | None:
+    """Meta tag of a user/developer message, or None for what a person typed."""
+    if role in ("developer", "system"):
+        return "developer"
+    stripped = text.lstrip()
+    for marker, tag in _INJECTED:
+        if stripped.startswith(marker):
+            return tag
+    if _TAGGED_BLOCK.match(stripped):
+        return "injected"
+    return None
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or ():
+        if isinstance(block, dict):
+            if block.get("type") in ("input_image", "image"):
+                parts.append("[image]")
+            elif isinstance(block.get("text"), str):
+                parts.append(block["text"])
+    return "\n".join(parts)
+
+
+def _json_object(text: Any) -> dict | None:
+    if isinstance(text, dict):
+        return text
+    if not isinstance(text, str) or not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def parse_output(raw: Any) -> tuple[str, int | None, bool]:
+    """(text, exit code, failed) of a tool output in any of the shapes the versions used."""
+    failed = False
+    if isinstance(raw, dict):  # {"content": "...", "success": bool}
+        failed = raw.get("success") is False
+        raw = raw.get("content", raw.get("output", ""))
+    if isinstance(raw, list):
+        raw = _content_text(raw)
+    text = raw if isinstance(raw, str) else ("" if raw is None else str(raw))
+    envelope = _json_object(text)
+    if envelope is not None and "output" in envelope:
+        # <= 0.5x: {"output": "...", "metadata": {"exit_code": N, "duration_seconds": s}}
+        metadata = envelope.get("metadata") if isinstance(envelope.get("metadata"), dict) else {}
+        code = metadata.get("exit_code")
+        output = envelope.get("output")
+        return (output if isinstance(output, str) else str(output),
+                code if isinstance(code, int) else None, failed)
+    body = _OUTPUT_MARK.search(text, 0, 1000)
+    header = text[:body.start()] if body else text[:200]
+    match = _EXIT_TEXT.match(header) or _EXIT_UNIFIED.search(header)
+    if match:
+        # "Exit code: N\nWall time: ...\nOutput:\n..." (0.6x) and unified exec "Process exited
+        # with code N" (0.9x+): keep the command's output, drop the header.
+        return (text[body.end():] if body else text), int(match.group(1)), failed
+    if text.startswith("apply_patch verification failed"):
+        failed = True
+    return text, None, failed
+
+
+def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
+    first = stream.read(4096).decode("utf-8", errors="replace").lstrip()
+    stream.seek(0)
+    if _EXEC_EVENT.match(first):
+        return decode_exec(path, stream)
+    b = TranscriptBuilder(str(path), HARNESS)
+    state = _State(b)
+    for lineno, rec in iter_records(stream, b):
+        ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
+        kind = rec.get("type")
+        payload = rec.get("payload")
+        if "payload" in rec and isinstance(payload, dict):
+            b.seen_time(ts)
+            if kind == "session_meta":
+                state.meta(payload)
+            elif kind == "turn_context":
+                if isinstance(payload.get("model"), str):
+                    b.model = b.model or payload["model"]
+                b.cwd = b.cwd or (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
+                b.skip("turn_context")
+            elif kind == "response_item":
+                state.item(payload, lineno, ts)
+            elif kind == "event_msg":
+                state.event(payload, lineno, ts)
+            elif kind == "compacted":
+                text = payload.get("message")
+                if isinstance(text, str) and text.strip():
+                    b.user(text, line=lineno, timestamp=ts, meta="compaction")
+                else:
+                    b.skip("compacted")
+            else:
+                b.skip(str(kind or "unknown"))
+            continue
+        # The mid-2025 layout: a bare header, state markers, then bare response items.
+        if "record_type" in rec:
+            b.skip("state")
+        elif kind is None and "instructions" in rec and "id" in rec:
+            state.meta(rec)
+        elif isinstance(kind, str):
+            state.item(rec, lineno, ts)
+        else:
+            b.skip("unknown")
+    return b
+
+
+class _State:
+    def __init__(self, b: TranscriptBuilder) -> None:
+        self.b = b
+        self.exit_codes: dict[str, int] = {}  # from exec_command_end events, by call id
+        # real user messages seen as response items and not yet matched by their event twin
+        self.unmatched_user = 0
+
+    def meta(self, payload: dict) -> None:
+        b = self.b
+        if isinstance(payload.get("id"), str):
+            b.session_id = b.session_id or payload["id"]
+        if isinstance(payload.get("cwd"), str):
+            b.cwd = payload["cwd"]
+        b.seen_time(payload.get("timestamp"))
+        for key, name in (("cli_version", "version"), ("originator", "originator")):
+            if isinstance(payload.get(key), str):
+                b.extra.setdefault(name, payload[key])
+        git = payload.get("git")
+        if isinstance(git, dict) and isinstance(git.get("branch"), str):
+            b.extra.setdefault("branch", git["branch"])
+        source = payload.get("source")
+        if (isinstance(source, dict) and "subagent" in source) or payload.get("thread_source") == "subagent":
+            b.extra["subagent"] = "yes"
+            b.note("subagent session: graded as a session of its own")
+
+    def item(self, p: dict, lineno: int, ts: str | None) -> None:
+        b = self.b
+        itype = p.get("type")
+        if itype == "message":
+            role = str(p.get("role") or "")
+            text = _content_text(p.get("content"))
+            if not text.strip():
+                b.skip("empty-message")
+            elif role == "assistant":
+                b.assistant(text, line=lineno, timestamp=ts)
+            else:
+                meta = classify_text(text, role)
+                if meta is None:
+                    self.unmatched_user += 1
+                b.user(text, line=lineno, timestamp=ts, meta=meta)
+        elif itype == "reasoning":
+            b.skip("reasoning")
+        elif itype == "function_call":
+            name = str(p.get("name") or "unknown")
+            raw = p.get("arguments")
+            args = _json_object(raw) if isinstance(raw, str) else raw
+            if args is None:
+                args = {"input": raw} if raw not in (None, "") else {}
+            b.tool_call(_id(p), name, args, line=lineno, timestamp=ts)
+        elif itype == "custom_tool_call":
+            b.tool_call(_id(p), str(p.get("name") or "unknown"), {"input": p.get("input", "")},
+                        line=lineno, timestamp=ts)
+        elif itype == "local_shell_call":
+            action = p.get("action") if isinstance(p.get("action"), dict) else {}
+            tool_input = {"command": action.get("command")}
+            if action.get("working_directory"):
+                tool_input["workdir"] = action["working_directory"]
+            b.tool_call(_id(p), "local_shell_call", tool_input, line=lineno, timestamp=ts)
+        elif itype in ("function_call_output", "custom_tool_call_output"):
+            call_id = _id(p)
+            text, code, failed = parse_output(p.get("output"))
+            if code is None and call_id in self.exit_codes:
+                code = self.exit_codes.pop(call_id)
+            b.tool_result(call_id, text, is_error=failed, exit_code=code, line=lineno, timestamp=ts)
+        elif itype == "web_search_call":
+            action = p.get("action") if isinstance(p.get("action"), dict) else {}
+            b.tool("web_search", {"query": action.get("query", "")}, None, line=lineno, timestamp=ts)
+        else:
+            b.skip(str(itype or "unknown"))  # ghost_snapshot, compaction, ...
+
+    def event(self, p: dict, lineno: int, ts: str | None) -> None:
+        etype = p.get("type")
+        if etype == "user_message":
+            # Normally the twin of the response item just before it; a file that logs only
+            # events (some writers do) still gets its prompts.
+            if self.unmatched_user:
+                self.unmatched_user -= 1
+                self.b.skip("duplicate")
+            elif isinstance(p.get("message"), str) and p["message"].strip():
+                self.b.user(p["message"], line=lineno, timestamp=ts)
+        elif etype == "agent_message":
+            self.b.skip("duplicate")  # the same text is a response_item message
+        elif etype in ("agent_reasoning", "agent_reasoning_raw_content"):
+            self.b.skip("duplicate")
+        elif etype == "exec_command_end":
+            call_id = p.get("call_id")
+            if isinstance(call_id, str) and isinstance(p.get("exit_code"), int):
+                self.exit_codes[call_id] = p["exit_code"]
+            self.b.skip("exec_command_end")
+        elif etype == "turn_aborted":
+            self.b.skip("turn_aborted")
+        else:
+            self.b.skip(f"event:{etype or 'unknown'}")
+
+
+def _id(p: dict) -> str | None:
+    value = p.get("call_id") or p.get("id")
+    return value if isinstance(value, str) else None
+
+
+# -- `codex exec --json` event stream (FORMATS.md section 5) -----------------------------------
+
+_EXEC_EVENT = re.compile(
+    r'^\{"type":\s*"(?:thread\.started|turn\.started|item\.(?:started|updated|completed))"')
+
+
+def decode_exec(path: Path, stream: BinaryIO) -> TranscriptBuilder:
+    """`thread.started`, `turn.*`, `item.*` events; only completed items become turns.
+
+    The stream does not repeat the prompt, so such a transcript has no user turn unless the
+    harness wrote one; `file_change` items name the files changed but not the change.
+    """
+    b = TranscriptBuilder(str(path), HARNESS)
+    b.extra["format"] = "exec-json"
+    for lineno, rec in iter_records(stream, b):
+        kind = rec.get("type")
+        if kind == "thread.started":
+            if isinstance(rec.get("thread_id"), str):
+                b.session_id = rec["thread_id"]
+            b.skip(kind)
+            continue
+        if kind in ("turn.failed", "error"):
+            error = rec.get("error") if isinstance(rec.get("error"), dict) else rec
+            b.assistant(str(error.get("message") or "error"), line=lineno, meta="error")
+            continue
+        if kind != "item.completed" or not isinstance(rec.get("item"), dict):
+            b.skip(str(kind or "unknown"))
+            continue
+        item = rec["item"]
+        itype = item.get("type") or item.get("item_type")
+        if itype == "agent_message":
+            b.assistant(str(item.get("text") or ""), line=lineno)
+        elif itype == "reasoning":
+            b.skip("reasoning")
+        elif itype == "command_execution":
+            code = item.get("exit_code") if isinstance(item.get("exit_code"), int) else None
+            b.tool("command_execution", {"command": item.get("command", "")},
+                   str(item.get("aggregated_output") or ""), exit_code=code,
+                   is_error=item.get("status") == "failed", line=lineno)
+        elif itype == "file_change":
+            changes = [c for c in item.get("changes") or () if isinstance(c, dict)]
+            b.tool("file_change", {"changes": changes}, "", is_error=item.get("status") == "failed",
+                   line=lineno)
+        elif itype == "mcp_tool_call":
+            b.tool(f"mcp__{item.get('server', '')}__{item.get('tool', '')}",
+                   item.get("arguments") if isinstance(item.get("arguments"), dict) else {},
+                   str(item.get("result") or ""), is_error=item.get("status") == "failed",
+                   line=lineno)
+        elif itype == "web_search":
+            b.tool("web_search", {"query": item.get("query", "")}, "", line=lineno)
+        elif itype == "todo_list":
+            b.tool("update_plan", {"plan": item.get("items") or []}, "", line=lineno)
+        elif itype == "error":
+            b.assistant(str(item.get("message") or "error"), line=lineno, meta="error")
+        else:
+            b.skip(str(itype or "unknown"))
+    return b

@@ -1,0 +1,112 @@
+"""Codex CLI rollouts (current and mid-2025 layouts) and `codex exec --json` streams."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CORPUS, FIXTURES, corpus_files, needs_corpus
+from decode_counts import assert_diffs_parse, counts
+from skill_doctor.decode import decode_file, sniff
+from skill_doctor.model import Role, ToolKind
+
+# (turns, real user turns, tool calls, edits), checked against the files: user turns equal the
+# `event_msg/user_message` count, tool calls the function_call + custom_tool_call (+ web
+# search) count; edits are apply_patch files plus `cat > f <<EOF` writes.
+EXPECTED = {
+    "0h-n0_local-voice-assistant-codex_2025-12-26T01-48-36.jsonl": (8, 1, 4, 0),
+    "Hoper-J_cpolar-connect_2025-09-16T12-47-48.jsonl": (68, 6, 51, 13),
+    "Kooksun_Lotto645_2025-11-07T09-19-52.jsonl": (99, 2, 93, 11),
+    "Monotoba_OpenPrintKit_2025-10-31T19-02-58.jsonl": (526, 63, 400, 234),
+    "Quelklef_shell-ws_2026-03-18T11-04-43.jsonl": (431, 71, 222, 79),
+    "Xu-Wentao_dotfile_2026-04-08T22-02-46.jsonl": (57, 3, 34, 0),
+    "aneesh199608_dslint_2025-12-09T14-27-29.jsonl": (59, 4, 51, 4),
+}
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", corpus_files("codex"), ids=lambda p: p.name)
+def test_every_codex_rollout_decodes(path):
+    t = decode_file(path)
+    assert t.harness == "codex" and t.problem is None
+    assert counts(t) == EXPECTED[path.name]
+    assert_diffs_parse(t)
+
+
+@needs_corpus
+def test_preambles_are_meta_and_prompts_are_not_doubled():
+    t = decode_file(CORPUS / "codex" / "Quelklef_shell-ws_2026-03-18T11-04-43.jsonl")
+    metas = {x.meta for x in t.turns if x.role is Role.USER}
+    assert {"developer", "instructions", "environment", "interrupt"} <= metas
+    real = [x.content for x in t.turns if x.role is Role.USER and x.meta is None]
+    assert real[0].startswith("I have a dream.")
+    assert dict(t.skipped)["reasoning"] == 178
+
+
+@needs_corpus
+def test_exit_codes_in_every_form():
+    old = decode_file(CORPUS / "codex" / "Kooksun_Lotto645_2025-11-07T09-19-52.jsonl")
+    assert any(x.exit_code == 0 for x in old.turns)  # JSON metadata
+    text = decode_file(CORPUS / "codex" / "aneesh199608_dslint_2025-12-09T14-27-29.jsonl")
+    first = next(x for x in text.turns if x.tool_name == "shell_command")
+    assert first.exit_code == 0 and not first.tool_output.startswith("Exit code")
+    unified = decode_file(CORPUS / "codex" / "Xu-Wentao_dotfile_2026-04-08T22-02-46.jsonl")
+    assert any(x.exit_code == 1 and x.is_error for x in unified.turns)
+    running = [x for x in unified.turns if x.tool_name == "write_stdin" and x.exit_code is None]
+    assert running  # "Process running with session ID": no exit code yet
+
+
+@needs_corpus
+def test_apply_patch_as_custom_tool_and_inside_shell():
+    t = decode_file(CORPUS / "codex" / "Kooksun_Lotto645_2025-11-07T09-19-52.jsonl")
+    patch = next(x for x in t.turns if x.tool_name == "apply_patch")
+    assert patch.kind is ToolKind.EDIT and patch.paths == (".eslintignore",)
+    assert "+*.min.js" in patch.edits[0].diff
+    shell = decode_file(CORPUS / "codex" / "Monotoba_OpenPrintKit_2025-10-31T19-02-58.jsonl")
+    in_shell = [x for x in shell.turns if x.via_shell and x.edits]
+    assert in_shell and in_shell[0].kind is ToolKind.EDIT
+
+
+@needs_corpus
+def test_reads_through_shell_are_reads():
+    t = decode_file(CORPUS / "codex" / "0h-n0_local-voice-assistant-codex_2025-12-26T01-48-36.jsonl")
+    reads = [x for x in t.turns if x.kind is ToolKind.READ]
+    assert reads and reads[0].paths == ("backend/app/api/stt.py",)
+
+
+@needs_corpus
+def test_subagent_rollouts_are_flagged():
+    family = CORPUS / "fixtures-from-other-projects" / "family"
+    worker = decode_file(family / "swiftdiaries_codex-family-worker.jsonl")
+    assert dict(worker.extra).get("subagent") == "yes"
+    assert counts(worker) == (1, 1, 0, 0)  # events only: the prompt still becomes a turn
+    assert "subagent" not in dict(decode_file(family / "swiftdiaries_codex-family-main.jsonl").extra)
+
+
+def test_legacy_layout():
+    t = decode_file(FIXTURES / "codex" / "legacy-mid-2025.jsonl")
+    assert t.harness == "codex" and t.session_id == "2b1f0c3e-1111-4a4a-9c9c-000000000001"
+    assert counts(t) == (6, 1, 3, 1)
+    read, patch, test = [x for x in t.turns if x.role is Role.TOOL]
+    assert read.kind is ToolKind.READ and read.paths == ("pager.py",) and read.exit_code == 0
+    assert patch.kind is ToolKind.EDIT and "+    return n" in patch.edits[0].diff
+    assert test.exit_code == 1 and test.is_error and test.command == "bash -lc pytest -q"
+    assert dict(t.skipped)["reasoning"] == 1
+
+
+def test_exec_json_stream():
+    t = decode_file(FIXTURES / "codex" / "exec-json.jsonl")
+    assert t.harness == "codex" and t.session_id.startswith("0199a213")
+    assert counts(t) == (4, 0, 3, 2)
+    ls, pytest_run, change = [x for x in t.turns if x.role is Role.TOOL]
+    assert ls.kind is ToolKind.LIST and ls.exit_code == 0
+    assert pytest_run.exit_code == 1 and pytest_run.is_error
+    assert change.kind is ToolKind.EDIT and change.paths == ("src/app.py", "src/new.py")
+    assert change.edits[1].created
+
+
+def test_sniffing_does_not_claim_other_jsonl():
+    from skill_doctor.decode import codex
+
+    assert codex.sniff('{"timestamp":"2025-01-01T00:00:00Z","type":"session_meta","payload":{}}')
+    assert not codex.sniff('{"type":"message","role":"user","content":"hi"}')
+    assert sniff('{"type":"session","id":"x","timestamp":"t","cwd":"/"}').HARNESS == "pi"
