@@ -61,16 +61,6 @@ def dialect(text: str) -> str:
     return "text_generic"
 
 
-def read_text(stream: BinaryIO) -> str:
-    text = stream.read().decode("utf-8", errors="replace")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    text = text.replace("\r\n", "\n")
-    if not text.endswith("\n"):
-        text += "\n"
-    return text
-
-
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     import importlib
 

@@ -30,6 +30,7 @@ _ROLES = {"user": "user", "human": "user", "you": "user", "prompt": "user",
           "observation": "observation"}
 _TIME = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z?|\b\d\d:\d\d(?::\d\d)?\b")
 _INLINE = re.compile(r"^(?:\*\*)?\w+(?:[:：]\*\*|\*\*[:：]|[:：])[ \t]+(\S.*)$")
+_LEADING_STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.]+Z?\]?[ \t]+|^\[\d\d:\d\d(?::\d\d)?\][ \t]+")
 _BULLET = re.compile(r"^- \*\*(\d\d?:\d\d)\*\* [—–-] (.*)$")
 _STAMP_LINE = re.compile(r"^\*\*\[(\d{4}-\d\d-\d\d[ T][\d:.]+Z?)\]\*\*[ \t]*$")
 _CCTRACE_USE = re.compile(r"^🔧 \*\*Tool Use: ([^*]+)\*\*(?: \(ID: ([^)]+)\))?[ \t]*$", re.MULTILINE)
@@ -125,10 +126,8 @@ class Decoder:
             return "user", bullet.group(2).strip(), None
         stamp_match = _TIME.search(line)
         stamp = stamp_match.group(0) if stamp_match and len(stamp_match.group(0)) > 8 else None
-        stripped = line
-        if stamp_match and stamp_match.start() == line.lstrip("[").find(stamp_match.group(0)) \
-                and stamp_match.start() <= 1:
-            stripped = line[stamp_match.end():].lstrip("] \t")
+        lead = _LEADING_STAMP.match(line)
+        stripped = line[lead.end():] if lead else line
         role_match = _ROLE.search(stripped)
         role = _ROLES.get(role_match.group(1).lower(), "user") if role_match else "user"
         inline = _INLINE.match(stripped)
@@ -163,7 +162,7 @@ class Decoder:
             fenced = self.fenced_tools and (kind in _SHELL_FENCES or kind in ("diff", "patch"))
             if kind == "use" or fenced or match.group("details"):
                 pending.append(text[cursor:match.start()])
-                self.flush(pending, line, stamp)
+                self.flush(pending, line + _lines_before(text, cursor), stamp)
                 cursor = match.end()
             else:
                 continue
@@ -193,12 +192,12 @@ class Decoder:
                 nxt = matches[index + 1] if index + 1 < len(matches) else None
                 if nxt is not None and (nxt.group("info") or "").strip().lower() in _OUTPUT_FENCES \
                         and not text[match.end():nxt.start()].strip():
-                    output = nxt.group("body")
+                    output = nxt.group("body").rstrip("\n")
                     cursor = skip_until = nxt.end()
                 command = match.group("body").strip("\n")
                 self.b.tool("Bash", {"command": command}, output, line=here, timestamp=stamp)
         pending.append(text[cursor:])
-        self.flush(pending, line, stamp)
+        self.flush(pending, line + _lines_before(text, cursor), stamp)
 
     def flush(self, pending: list[str], line: int, stamp: str | None) -> None:
         text = "".join(pending).strip("\n")
@@ -232,6 +231,13 @@ _FENCE_OR_USE = re.compile(
     r"|^<details>\s*<summary>💭(?P<details>.*?)^</details>[ \t]*$",
     re.DOTALL | re.MULTILINE)
 FENCE_AFTER = re.compile(r"\s*^```([^\n]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+
+
+def _lines_before(text: str, cursor: int) -> int:
+    """Newlines before the first non-blank character at or after `cursor`."""
+    rest = text[cursor:]
+    skipped = len(rest) - len(rest.lstrip("\n"))
+    return text.count("\n", 0, cursor + skipped)
 
 
 def tool_input_of(name: str, args: str) -> dict[str, Any]:

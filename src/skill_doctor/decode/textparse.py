@@ -70,7 +70,12 @@ def _user() -> str:
 
 @lru_cache(maxsize=None)
 def parser(name: str):
-    """The LALR parser for `grammar/<name>.lark`, built once per process."""
+    """The LALR parser for `grammar/<name>.lark`, built once per process.
+
+    Blocks are built while parsing (an inline transformer), with no parse tree and no rule
+    positions: every token carries its own line and column, which is all a Block needs. Both
+    choices roughly double the speed on large logs.
+    """
     from lark import Lark
 
     grammar = resources.grammar_path(f"{name}.lark").read_text(encoding="utf-8")
@@ -81,48 +86,68 @@ def parser(name: str):
 
         digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
         cache = str(folder / f"{name}-{digest}.lark-cache")
-    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True,
-                maybe_placeholders=False, start=_STARTS.get(name, ["start"]), cache=cache)
+    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False,
+                maybe_placeholders=False, start=_STARTS.get(name, ["start"]), cache=cache,
+                transformer=_ToBlocks())
 
 
 def parse(name: str, text: str, start: str = "start") -> list[Block]:
     """Blocks of `text` (which must end with a newline). Raises lark's UnexpectedInput."""
-    tree = parser(name).parse(text, start=start)
-    return _blocks(tree)
+    return parser(name).parse(text, start=start)
 
 
-def _blocks(tree: Any) -> list[Block]:
-    """Flatten the tree: one Block per rule with a header token, nested rules after their
-    parent, and tokens outside any rule (text before the first header) as "text" blocks."""
-    from lark import Token
+def _make_transformer():
+    from lark import Token, Transformer, Tree
 
-    blocks: list[Block] = []
-    loose: list[Token] = []
+    class ToBlocks(Transformer):
+        """Each rule with a header token becomes a Block, followed by the Blocks nested in it;
+        tokens outside any rule (text before the first header) become "text" Blocks."""
 
-    def flush() -> None:
-        if loose:
-            blocks.append(Block("text", None, tuple(loose), loose[0].line, loose[0].column))
-            loose.clear()
+        def __default__(self, data, children, meta):
+            if str(data).startswith("_"):
+                return Tree(data, children, meta)  # inlined into its parent by Lark
+            tokens = [c for c in children if isinstance(c, Token)]
+            head = tokens[0] if tokens else None
+            own = Block(str(data), head, tuple(tokens[1:]), getattr(head, "line", 0) or 0,
+                        getattr(head, "column", 1) or 1)
+            nested = [b for c in children if isinstance(c, list) for b in c]
+            return [own, *nested]
 
-    def emit(node: Any) -> None:
-        tokens = [c for c in node.children if isinstance(c, Token)]
-        head = tokens[0] if tokens else None
-        blocks.append(Block(str(node.data), head, tuple(tokens[1:]),
-                            getattr(head, "line", 0) or 0, getattr(head, "column", 1) or 1))
-        for child in node.children:
-            if not isinstance(child, Token):
-                emit(child)
+        def preamble(self, children):
+            return children  # plain tokens, grouped by the start rule
 
-    for child in tree.children:
-        if isinstance(child, Token):
-            loose.append(child)
-        elif child.data == "preamble":
-            loose.extend(child.children)
-        else:
-            flush()
-            emit(child)
-    flush()
-    return blocks
+        def _top(self, children):
+            blocks: list[Block] = []
+            loose: list[Token] = []
+            for child in children:
+                if isinstance(child, Token):
+                    loose.append(child)
+                    continue
+                if child and isinstance(child[0], Token):  # a preamble
+                    loose.extend(child)
+                    continue
+                if loose:
+                    blocks.append(Block("text", None, tuple(loose), loose[0].line, loose[0].column))
+                    loose = []
+                blocks.extend(child)
+            if loose:
+                blocks.append(Block("text", None, tuple(loose), loose[0].line, loose[0].column))
+            return blocks
+
+        start = _top
+        strict = _top
+
+    return ToBlocks
+
+
+def _ToBlocks():
+    global _TRANSFORMER
+    if _TRANSFORMER is None:
+        _TRANSFORMER = _make_transformer()
+    return _TRANSFORMER()
+
+
+_TRANSFORMER = None
 
 
 def problem_from(exc: Exception, text: str, message: str) -> ParseProblem:
