@@ -76,7 +76,7 @@ def main() -> int:
             size = len(text.encode("utf-8")) / (1024 * 1024)
             path = Path(folder) / f"log-{megabytes}mb.txt"
             path.write_text(text, encoding="utf-8")
-            runs = 3 if megabytes == 1 else 1
+            runs = 3
             parse_time = best_of(runs, lambda: textparse.parse("generic", text))
             decode_time = best_of(runs, lambda: decode_file(path))
             turns = len(decode_file(path).turns)

@@ -84,7 +84,7 @@ def test_not_a_transcript_says_where_parsing_stopped():
 
 def test_claude_tui_v1():
     t = decode_file(PT / "claude-tui-v1.txt")
-    assert t.harness == "claude-code-text" and t.cwd == "/work/demo"
+    assert t.harness == "claude-code-text" and t.cwd == "/home/dev/demo"
     assert shape(t) == [("user", None, None), ("assistant", None, None), ("tool", "Read", None),
                         ("tool", "Edit", None), ("tool", "Bash", None), ("assistant", None, None)]
     assert t.turns[0].content == "fix the typo in README.md and\ncommit it"

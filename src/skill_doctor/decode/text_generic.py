@@ -152,6 +152,7 @@ class Decoder:
         """Assistant text, with fenced shell blocks, diffs and rendered tool uses as tools."""
         pending: list[str] = []
         cursor = 0
+        lines = _Lines(text)
         matches = list(_FENCE_OR_USE.finditer(text))
         skip_until = -1
         for index, match in enumerate(matches):
@@ -162,11 +163,11 @@ class Decoder:
             fenced = self.fenced_tools and (kind in _SHELL_FENCES or kind in ("diff", "patch"))
             if kind == "use" or fenced or match.group("details"):
                 pending.append(text[cursor:match.start()])
-                self.flush(pending, line + _lines_before(text, cursor), stamp)
+                self.flush(pending, line + lines.at(_first_solid(text, cursor)), stamp)
                 cursor = match.end()
             else:
                 continue
-            here = line + text.count("\n", 0, match.start())
+            here = line + lines.at(match.start())
             if match.group("details"):
                 self.b.skip("thinking")
             elif kind == "use":
@@ -197,7 +198,7 @@ class Decoder:
                 command = match.group("body").strip("\n")
                 self.b.tool("Bash", {"command": command}, output, line=here, timestamp=stamp)
         pending.append(text[cursor:])
-        self.flush(pending, line + _lines_before(text, cursor), stamp)
+        self.flush(pending, line + lines.at(_first_solid(text, cursor)), stamp)
 
     def flush(self, pending: list[str], line: int, stamp: str | None) -> None:
         text = "".join(pending).strip("\n")
@@ -217,11 +218,12 @@ class Decoder:
                     line=line, timestamp=stamp)
 
     def results(self, text: str, line: int, stamp: str | None) -> None:
+        lines = _Lines(text)
         for match in _CCTRACE_RESULT.finditer(text):
             fence = FENCE_AFTER.match(text, match.end())
             output = fence.group(2) if fence else ""
             call_id = self.open_ids.pop(0) if self.open_ids else None
-            here = line + text.count("\n", 0, match.start())
+            here = line + lines.at(match.start())
             self.b.tool_result(call_id, output.rstrip("\n"), line=here, timestamp=stamp)
 
 
@@ -233,11 +235,28 @@ _FENCE_OR_USE = re.compile(
 FENCE_AFTER = re.compile(r"\s*^```([^\n]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 
 
-def _lines_before(text: str, cursor: int) -> int:
-    """Newlines before the first non-blank character at or after `cursor`."""
-    rest = text[cursor:]
-    skipped = len(rest) - len(rest.lstrip("\n"))
-    return text.count("\n", 0, cursor + skipped)
+def _first_solid(text: str, cursor: int) -> int:
+    """Offset of the first character after the blank lines that follow `cursor`."""
+    end = cursor
+    while end < len(text) and text[end] == "\n":
+        end += 1
+    return min(end, len(text))
+
+
+class _Lines:
+    """Line offsets of positions visited in increasing order, counted once (never quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.count = 0
+
+    def at(self, pos: int) -> int:
+        if pos < self.pos:  # a step back (rare): count afresh
+            self.pos, self.count = 0, 0
+        self.count += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.count
 
 
 def tool_input_of(name: str, args: str) -> dict[str, Any]:
