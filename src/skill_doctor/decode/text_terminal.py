@@ -1,0 +1,129 @@
+"""Terminal captures of agent runs (`terminal-log/`), `grammar/mini_swe.lark`.
+
+A pre-pass makes the capture readable without changing its line numbers: ANSI escape
+sequences are removed, carriage-return overwrites keep what was written last on each line,
+and spinner text (`⠋ Waiting for the LM to respond...`) is dropped. mini-swe-agent runs then
+parse as `System:` / `User:` blocks and `mini-swe-agent (step N, $cost):` steps: a step's
+THOUGHT is an assistant turn and its ```bash block a Bash call whose result is the next
+`User:` block (`<returncode>` is the exit code, `<output>` the output; a timeout message is an
+error). A capture where the agent never started keeps the task as its only turn.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .builder import TranscriptBuilder
+from .textcommon import FENCE, parse_or_partial
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]"
+                   r"|\x1b[=>78cDEHM]")
+_SPINNER = re.compile(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for the LM to respond\.\.\.")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_RETURNCODE = re.compile(r"<returncode>(-?\d+)</returncode>")
+_OUTPUT = re.compile(r"<output(?:_head)?>\n?(.*?)</output(?:_tail)?>", re.DOTALL)
+_TIMEOUT = re.compile(r"timed out and has been killed")
+_PROMPT_LINE = re.compile(r"^\S+@\S+:[^\n]*[#$] |^Saved trajectory to ", re.MULTILINE)
+_RULE = re.compile(r"^[─━-]{10,}.*$", re.MULTILINE)
+_STEP_COST = re.compile(r"\(step (\d+), \$([\d.]+)\)")
+_LAUNCH = re.compile(r"[#$] (?:mini|mini-swe-agent|openhands)\b[^\n]*?(?:-t|--task) '(.*?)'(?: |;|$)",
+                     re.DOTALL | re.MULTILINE)
+
+
+def normalise(text: str) -> str:
+    """Strip ANSI, apply carriage returns and remove spinners; line numbers stay the same."""
+    text = _ANSI.sub("", text)
+    text = re.sub(r"\r+\n", "\n", text)
+    lines = []
+    for line in text.split("\n"):
+        if "\r" in line:
+            parts = [p for p in line.split("\r") if p.strip()]
+            line = parts[-1] if parts else ""
+        line = _SPINNER.sub("", line)
+        lines.append(_CONTROL.sub("", line))
+    return "\n".join(lines)
+
+
+def decode_text(source: str, text: str) -> TranscriptBuilder:
+    text = normalise(text)
+    if not text.endswith("\n"):
+        text += "\n"
+    steps = re.search(r"^mini-swe-agent \(step \d+", text, re.MULTILINE)
+    b = TranscriptBuilder(source, "mini-swe-agent-log" if steps or "mini-swe-agent" in text
+                          else "terminal-log")
+    blocks = parse_or_partial(b, "mini_swe", text)
+    sections = [blk for blk in blocks if blk.kind == "section"]
+    if not sections:
+        _no_agent(b, text)
+        return b
+    command: str | None = None
+    command_line = 0
+    for block in sections:
+        body = block.body
+        head = block.header.strip()
+        if head.startswith("System:"):
+            b.user(_clean(body), line=block.line, meta="system")
+        elif head.startswith("mini-swe-agent"):
+            if command is not None:  # the previous step got no observation
+                b.tool("Bash", {"command": command}, "", line=command_line)
+            cost = _STEP_COST.search(head)
+            if cost:
+                b.extra["cost"] = "$" + cost.group(2)
+            fence = next((m for m in FENCE.finditer(body) if m.group(1).strip() in ("bash", "sh")),
+                         None)
+            thought = body[:fence.start()] if fence else body
+            thought = re.sub(r"^\s*THOUGHT:\s*", "", _clean(thought))
+            if thought:
+                b.assistant(thought, line=block.line)
+            command = fence.group(2).strip("\n") if fence else None
+            command_line = block.line + body.count("\n", 0, fence.start()) + 1 if fence else 0
+        else:  # User:
+            content = _clean(_cut_shell(body))
+            if command is None:
+                if content:
+                    meta = None if not any(s.startswith("mini-swe-agent") for s in
+                                           (x.header for x in sections[:sections.index(block)])) \
+                        else "feedback"
+                    b.user(content, line=block.line, meta=meta)
+                continue
+            code = _RETURNCODE.search(content)
+            output_match = _OUTPUT.search(content)
+            output = output_match.group(1) if output_match else content
+            if code:
+                b.tool("Bash", {"command": command}, output.rstrip("\n"),
+                       exit_code=int(code.group(1)), line=command_line)
+            else:
+                b.tool("Bash", {"command": command}, content,
+                       is_error=bool(_TIMEOUT.search(content)), line=command_line)
+            command = None
+    if command is not None:
+        b.tool("Bash", {"command": command}, "", line=command_line)
+    return b
+
+
+def _clean(text: str) -> str:
+    return _RULE.sub("", text).strip("\n").strip()
+
+
+def _cut_shell(text: str) -> str:
+    """The observation only: stop where the shell prompt comes back after the run."""
+    match = _PROMPT_LINE.search(text)
+    return text[:match.start()] if match else text
+
+
+def _no_agent(b: TranscriptBuilder, text: str) -> None:
+    """A capture with no agent steps: keep the task it was given and say why nothing ran."""
+    launch = None
+    for launch in _LAUNCH.finditer(text):
+        pass
+    if launch is None:
+        b.note("the capture shows no agent run")
+        return
+    task = re.sub(r"\n> ?", "\n", launch.group(1)).strip()
+    task = re.sub(r"\n{2,}", "\n", task)
+    line = text.count("\n", 0, launch.start()) + 1
+    b.user(task, line=line)
+    after = text[launch.end():launch.end() + 2000]
+    failure = re.search(r"^(?:bash: .*|.*No such file or directory.*|.*command not found.*)$",
+                        after, re.MULTILINE)
+    b.note("the agent never started" + (f": {failure.group(0).strip()}" if failure else ""))

@@ -1,0 +1,27 @@
+"""Both front ends build the same model: one session as Claude Code JSONL and as a plain log."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES
+
+from skill_doctor.decode import decode_file
+
+FIELDS = ("role", "content", "tool_name", "tool_input", "tool_output", "is_error", "exit_code",
+          "kind", "paths", "edits", "meta")
+
+
+def test_jsonl_and_plain_text_give_the_same_turns():
+    jsonl = decode_file(FIXTURES / "parity" / "fix-bug.jsonl")
+    text = decode_file(FIXTURES / "parity" / "fix-bug.txt")
+    assert jsonl.harness == "claude-code"
+    assert text.harness == "plain-text"
+    assert jsonl.problem is None and text.problem is None
+    assert len(jsonl.turns) == len(text.turns) == 8
+    for left, right in zip(jsonl.turns, text.turns):
+        for name in FIELDS:
+            assert getattr(left, name) == getattr(right, name), (left.index, name)
+    tools = [t for t in text.turns if t.tool_name]
+    assert [t.tool_name for t in tools] == ["Read", "Bash", "Edit", "Bash"]
+    assert [t.is_error for t in tools] == [False, True, False, False]
+    assert [t.exit_code for t in tools] == [None, 1, None, 0]
+    assert tools[2].edits and tools[2].edits[0].path == "calc.py"
