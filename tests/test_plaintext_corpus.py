@@ -53,8 +53,8 @@ EXPECTED = [
     ("claude-derived-md/cctrace-js_conversation_full.md", "claude-derived-md", 301, 28, 98, 175, 38),
     ("terminal-log/mini-swe-agent_git-multibranch.log", "terminal-log", 1, 1, 0, 0, 0),
     ("terminal-log/mini-swe-agent_hello-world.log", "mini-swe-agent-log", 10, 1, 4, 4, 0),
-    ("terminal-log/mini-swe-agent_heterogeneous-dates.log", "mini-swe-agent-log", 20, 1, 9, 9, 0),
-    ("terminal-log/mini-swe-agent_nginx-request-logging.log", "mini-swe-agent-log", 38, 1, 18, 18, 0),
+    ("terminal-log/mini-swe-agent_heterogeneous-dates.log", "mini-swe-agent-log", 20, 1, 9, 9, 1),  # `cat <<EOF > calculate_avg_temp.py` writes a file
+    ("terminal-log/mini-swe-agent_nginx-request-logging.log", "mini-swe-agent-log", 38, 1, 18, 18, 4),  # four `cat <<EOF > f` heredoc writes (nginx conf twice, two html pages)
     ("terminal-log/openhands_extract-safely.log", "terminal-log", 1, 1, 0, 0, 0),
 ]
 NOT_TRANSCRIPTS = ["aider/Simple-Calulator.aider.input.history",
