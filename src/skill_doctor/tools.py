@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import functools
 import shlex
 from typing import Any, Mapping
 
@@ -93,11 +94,52 @@ def input_path(tool_input: Mapping[str, Any] | None) -> str | None:
     return None
 
 
+# One shell token: an operator, or a word made of unquoted runs, quoted strings and escapes.
+_SHELL_TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<op>\|\||&&|;;|\|&|&>>|&>|>\||>>|>&|<<<|<<-|<<|<&|[|;&<>()])
+  | (?P<word>(?:[^\s|;&<>()'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+)
+""", re.VERBOSE | re.DOTALL)
+_QUOTED = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""", re.DOTALL)
+
+
+def _unquote(word: str) -> str:
+    def sub(match: re.Match[str]) -> str:
+        if match.group(1) is not None:
+            return match.group(1)
+        if match.group(2) is not None:
+            return re.sub(r'\\([$`"\\\n])', r"\1", match.group(2))
+        return match.group(3)
+    return _QUOTED.sub(sub, word) if ("'" in word or '"' in word or "\\" in word) else word
+
+
+def _scan(text: str) -> list[str] | None:
+    """Shell tokens of `text` (POSIX quoting), or None when a quote is left open.
+
+    A small regex scanner: shlex does the same job several times slower, and every shell
+    call of every session goes through here.
+    """
+    tokens: list[str] = []
+    pos = 0
+    end = len(text)
+    match_at = _SHELL_TOKEN.match
+    while pos < end:
+        match = match_at(text, pos)
+        if match is None:
+            return None  # an unbalanced quote or a trailing backslash
+        kind = match.lastgroup
+        if kind == "word":
+            tokens.append(_unquote(match.group()))
+        elif kind == "op":
+            tokens.append(match.group())
+        pos = match.end()
+    return tokens
+
+
 def shell_words(command: str) -> list[str]:
-    try:
-        return shlex.split(command, comments=False, posix=True)
-    except ValueError:
-        return command.split()
+    """The command's words with quotes removed (plain `split()` when quotes are unbalanced)."""
+    tokens = _scan(command)
+    return tokens if tokens is not None else command.split()
 
 
 def unwrap_shell(command: str) -> str:
@@ -141,21 +183,12 @@ def split_heredocs(script: str) -> list[tuple[str, list[str]]]:
 
 
 def _balanced(text: str) -> bool:
-    try:
-        shlex.split(text, posix=True)
-    except ValueError:
-        return False
-    return True
+    return _scan(text) is not None
 
 
 def _tokens(line: str) -> list[str]:
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        return list(lexer)
-    except ValueError:  # unbalanced quotes: fall back to plain words
-        return line.split()
+    tokens = _scan(line)
+    return tokens if tokens is not None else line.split()  # unbalanced quotes: plain words
 
 
 def _commands(line: str) -> list[tuple[list[str], list[str], bool]]:
@@ -201,6 +234,7 @@ def _program(words: list[str]) -> tuple[str, list[str]]:
     return words[i].rsplit("/", 1)[-1], words[i + 1:]
 
 
+@functools.lru_cache(maxsize=4096)
 def _analyse(command: str) -> tuple[list[str], list[str], ToolKind, list[FileEdit]]:
     script = unwrap_shell(command)
     reads: list[str] = []
