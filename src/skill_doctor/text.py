@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-# A turn's text past this many characters is kept as head and tail only, with its full length
-# recorded, so memory stays bounded whatever a tool printed.
-KEEP_CHARS = 16 * 1024
-_HALF = KEEP_CHARS // 2
+# Texts past these sizes are kept as head and tail only (with the full length recorded on
+# the turn), so memory per turn is bounded whatever a tool printed or an agent wrote.
+KEEP_CHARS = 16 * 1024  # user and assistant messages
+OUTPUT_CHARS = 4 * 1024  # tool output: its head and its tail (where test summaries are)
+SMALL_CHARS = 1024  # tool input values, shown or matched only by their beginning
 
 
-def clip(text: str) -> str:
-    """Keep head and tail of a long text, marking what was dropped."""
-    if len(text) <= KEEP_CHARS:
+def clip(text: str, limit: int = KEEP_CHARS) -> str:
+    """Keep the head (three quarters) and tail (one quarter) of a long text, marking the cut."""
+    if len(text) <= limit:
         return text
-    dropped = len(text) - 2 * _HALF
-    return f"{text[:_HALF]}\n[... {dropped} characters not kept ...]\n{text[-_HALF:]}"
-
-
-SMALL_CHARS = 2 * 1024
+    head, tail = limit * 3 // 4, limit // 4
+    return f"{text[:head]}\n[... {len(text) - head - tail} characters not kept ...]\n{text[-tail:]}"
 
 
 def clip_small(text: str) -> str:
-    """Like `clip`, for values only ever shown or matched by their beginning (tool inputs)."""
-    if len(text) <= SMALL_CHARS:
-        return text
-    head, tail = SMALL_CHARS * 3 // 4, SMALL_CHARS // 4
-    return f"{text[:head]}\n[... {len(text) - head - tail} characters not kept ...]\n{text[-tail:]}"
+    return clip(text, SMALL_CHARS)
 
 
 def excerpt(text: str, limit: int = 240) -> str:

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from .. import tools
 from ..model import ParseProblem, Role, ToolKind, Transcript, Turn
-from ..text import clip, clip_small
+from ..text import OUTPUT_CHARS, clip, clip_small
 
 _LIST_ITEMS = 64  # items kept of a list inside a tool input
 _COMMAND_KEYS = ("command", "cmd")
@@ -26,7 +26,7 @@ def compact(value: Any, key: str | None = None, depth: int = 0) -> Any:
     never whole file contents, which can be megabytes per call.
     """
     if isinstance(value, str):
-        return clip(value) if key in _COMMAND_KEYS else clip_small(value)
+        return clip(value, OUTPUT_CHARS) if key in _COMMAND_KEYS else clip_small(value)
     if depth > 8:
         return "[...]"
     if isinstance(value, Mapping):
@@ -161,7 +161,7 @@ class TranscriptBuilder:
     def _fill(self, turn: dict[str, Any], output: str | None, is_error: bool,
               exit_code: int | None, result: Mapping[str, Any] | None) -> None:
         text = output if isinstance(output, str) else ("" if output is None else str(output))
-        turn["tool_output"] = clip(text)
+        turn["tool_output"] = clip(text, OUTPUT_CHARS)
         turn["output_length"] = len(text)
         turn["is_error"] = bool(is_error) or (exit_code not in (None, 0))
         turn["exit_code"] = exit_code
