@@ -12,6 +12,7 @@ measures, why it matters, an example, and what to do instead.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import posixpath
 import re
@@ -172,10 +173,10 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             level = min(level, 2)
             evidence.append(Evidence(last.index, "the last tool call failed"))
             causes.append("last_call_failed")
-    # A correction the agent acted on (changed files afterwards) is part of the work; one it
-    # never acted on, or the last word of the session, means the user was left unsatisfied.
-    unresolved = [t for t in facts.corrections
-                  if not any(e > t for e in _edit_turns(facts)) or t == facts.user_turns[-1].index]
+    # A correction the agent acted on (changed files afterwards, and a check passed if one
+    # ran) is part of the work; one it never acted on means the user was left unsatisfied.
+    last_edit_turn = facts.last_edit_turn or 0
+    unresolved = [t for t in facts.corrections if last_edit_turn < t]
     if unresolved or (facts.corrections and level == 3 and not _passed_after(facts, facts.corrections[-1])):
         level = min(level, 2)
         evidence.extend(Evidence(t, "the user corrected or rejected the work")
@@ -226,6 +227,11 @@ _HOME_OR_ROOT = re.compile(r"^(/|~/?|/Users/[^/]+/?|/home/[^/]+/?|/root/?|/[a-z]
 _SHELL_BROAD = re.compile(r"^\s*(?:sudo\s+)?(find|grep\s+-\w*[rR]\w*|rg|ag|fd|ls\s+-\w*R\w*|tree)\s+"
                           r"(?:-\S+\s+)*['\"]?(/|~/?|\$HOME/?|/Users/[^/\s]+/?|/home/[^/\s]+/?)['\"]?"
                           r"(\s|$)")
+
+
+def _name_tokens(text: str) -> set[str]:
+    """File-name-like words of a text ("src/pager.py." gives src, pager.py)."""
+    return {tok.strip(".-") for tok in _NAME_TOKEN.findall(text)}
 
 
 def _import_tokens(text: str) -> set[str]:
@@ -309,15 +315,14 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     last_named: dict[str, int] = {}
     goal_names: set[str] = set()
     if judge_use and facts.goal is not None:
-        goal_names = {tok for tok in _NAME_TOKEN.findall(facts.goal.content) if tok in read_names}
+        goal_names = _name_tokens(facts.goal.content) & read_names
         for t in facts.transcript.turns:
             if t.meta is not None or t.role is Role.USER:
                 continue
             text = t.content if t.role is Role.ASSISTANT else \
                 " ".join(str(v) for v in (t.tool_input or {}).values())[:4000]
-            for tok in _NAME_TOKEN.findall(text):
-                if tok in read_names:
-                    last_named[tok] = t.index
+            for tok in _name_tokens(text) & read_names:
+                last_named[tok] = t.index
     imported: set[str] = set()
     edited_modules: set[str] = set()
     if judge_use:
@@ -334,6 +339,8 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         edit_turns_by_path.setdefault(e.path, []).append(e.turn)
     for turn, path in facts.shell_writes:
         edit_turns_by_path.setdefault(path, []).append(turn)
+    for turns in edit_turns_by_path.values():
+        turns.sort()
 
     evidence: list[Evidence] = []
     causes: list[str] = []
@@ -343,7 +350,9 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         previous = last_read.get(path)
         last_read[path] = turn
         if previous is not None:
-            changed_between = any(previous < e < turn for e in edit_turns_by_path.get(path, ()))
+            turns = edit_turns_by_path.get(path, ())
+            after = bisect.bisect_right(turns, previous)  # edit turns are in session order
+            changed_between = after < len(turns) and turns[after] < turn
             if not changed_between and not _SCRATCH.search(path) and \
                     _read_range(facts.turn(previous)) == _read_range(facts.turn(turn)):
                 evidence.append(Evidence(turn, f"read {path} again; it had not changed since "
@@ -735,7 +744,7 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     by_path: dict[str, list[EditRecord]] = {}
     for e in facts.edits:
         by_path.setdefault(e.path, []).append(e)
-    user_words = {w.lower() for t in facts.user_turns for w in _NAME_TOKEN.findall(t.content)}
+    user_words = {w.lower() for t in facts.user_turns for w in _name_tokens(t.content)}
     named = _named_paths(facts, by_path)
     named_tops = {p.split("/", 1)[0] for p in named if "/" in p}
     named_modules = {m for p in named for m in _module_names(p)}
@@ -803,7 +812,7 @@ def _named_paths(facts: Facts, by_path: Mapping[str, list[EditRecord]]) -> set[s
     """Edited files the request names (by path or file name)."""
     if facts.goal is None:
         return set()
-    words = set(_NAME_TOKEN.findall(facts.goal.content))
+    words = _name_tokens(facts.goal.content)
     return {p for p in by_path if posixpath.basename(p) in words or p in words}
 
 
@@ -824,12 +833,14 @@ def _reverted(records: list[EditRecord]) -> bool:
     if len(records) > 1:
         olds = [r.edit.old for r in records]
         news = [r.edit.new for r in records]
-        # An edit whose new text restores an earlier edit's old text (and removes its new text).
-        for i, record in enumerate(records):
-            for later in records[i + 1:]:
-                if (record.edit.new and later.edit.old == record.edit.new
-                        and later.edit.new == record.edit.old):
-                    return True
+        # An edit whose new text restores an earlier edit's old text (and removes its new text);
+        # one set lookup per edit keeps this linear however often a file is edited.
+        seen: set[tuple[str, str | None]] = set()
+        for record in records:
+            if record.edit.old is not None and (record.edit.old, record.edit.new) in seen:
+                return True
+            if record.edit.new:
+                seen.add((record.edit.new, record.edit.old))
         return olds[0] is not None and olds[0] == news[-1] and news[0] == olds[-1]
     return False
 
@@ -1094,8 +1105,8 @@ _CODE_SUFFIX = re.compile(r"\.(py|js|jsx|ts|tsx|go|rs|java|kt|rb|php|c|cc|cpp|h|
 
 _COMMENTED_CODE = re.compile(
     r"^\s*(#|//)(?![!:])\s*(?!(type|noqa|pylint|eslint|ts-|prettier|fmt|nosec|pragma)\b)"
-    r"((def|class|return|import|from|if|elif|else|for|while|try|except|const|let|var|function"
-    r"|await|yield)\b.*[:;)\]}]\s*$|[A-Za-z_][\w.\[\]'\"]*\s*(\(.*\)|[-+*/]?=(?!=)\s*\S.*)\s*;?\s*$)")
+    r"((def|class|import|from|if|elif|else|for|while|try|except|const|let|var|function"
+    r"|await|yield)\b.*[:;)\]}]\s*$|return\s+(\S+|.*[-+*/%<>=(\[].*)\s*;?\s*$|[A-Za-z_][\w.\[\]'\"]*\s*(\(.*\)|[-+*/]?=(?!=)\s*\S.*)\s*;?\s*$)")
 _RM = re.compile(r"(?:^|&&|;|\|\|)\s*(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
 
 
