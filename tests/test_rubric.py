@@ -105,3 +105,86 @@ def test_every_detector_documents_itself():
         doc = det.doc
         for section in ("What it measures:", "Why it matters:", "Example:", "Instead:"):
             assert section in doc, f"{det.name} docstring lacks {section!r}"
+
+
+HUNT = [
+    {"user": "Run the tests for src/pager.py and fix what fails."},
+    {"tool": "Bash", "input": {"command": "npm test"},
+     "output": "Exit code 1\nnpm ERR! Missing script: \"test\"", "error": True},
+    {"tool": "Bash", "input": {"command": "yarn test"},
+     "output": "Exit code 127\nsh: yarn: command not found", "error": True},
+    {"tool": "Bash", "input": {"command": "python -m pytest -q"}, "output": "4 passed"},
+    {"assistant": "The tests run with python -m pytest and all four pass."},
+]
+
+
+def test_suggestion_names_the_cause_it_found(tmp_path):
+    from skill_doctor import facts as facts_mod
+    from skill_doctor.decode import decode_file
+    from skill_doctor.findings import compile_findings
+
+    from sessionkit import claude_jsonl
+
+    session = tmp_path / "s.jsonl"
+    session.write_text(claude_jsonl(HUNT), encoding="utf-8")
+    transcript = decode_file(session)
+    from skill_doctor import scoring
+    scores = scoring.score(facts_mod.compute(transcript), rubric.load())
+    findings, _ = compile_findings(scores, transcript)
+    retry = next(f for f in findings if f.criterion == "retry_waste")
+    assert retry.suggestion == rubric.load().get("retry_waste").suggestions["test_command_hunt"]
+    assert "test command" in retry.suggestion and "CLAUDE.md" in retry.suggestion
+
+
+def test_suggestion_for_falls_back_to_the_default():
+    c = rubric.load().get("retry_waste")
+    assert c.suggestion_for(("no_such_cause",)) == c.suggestion
+    assert c.suggestion_for(("loop", "failed_edit")) == c.suggestions["loop"]
+
+
+def test_unknown_cause_in_suggestions_is_an_error(tmp_path):
+    path = write(tmp_path, "criteria:\n  retry_waste:\n    suggestions:\n      typo: Do better.\n")
+    with pytest.raises(RubricError) as exc:
+        rubric.load(path)
+    assert str(exc.value).startswith(f"{path}:4: criteria.retry_waste.suggestions.typo: unknown cause")
+
+
+def test_every_default_suggestion_cause_is_declared_by_its_detector():
+    for c in rubric.load().criteria:
+        assert set(c.suggestions) <= set(DETECTORS[c.detector].causes), c.key
+
+
+def test_extends_false_replaces_the_default(tmp_path):
+    import yaml
+
+    from skill_doctor import resources
+
+    full = yaml.safe_load(resources.rubric_path().read_text(encoding="utf-8"))
+    full["extends"] = False
+    full["criteria"]["retry_waste"]["bands"] = [{"at_most": 5, "points": 2}, {"points": 0}]
+    del full["criteria"]["retry_waste"]["suggestions"]
+    path = write(tmp_path, yaml.safe_dump(full, sort_keys=False))
+    r = rubric.load(path)
+    assert r.get("retry_waste").suggestions == {}  # not inherited from the default
+    assert r.get("retry_waste").bands[0].at_most == 5
+    assert criterion_result(grade_steps(tmp_path, RETRY_ONCE, r), "retry_waste").points == 2
+
+
+def test_extends_false_with_a_partial_file_names_the_missing_criterion(tmp_path):
+    path = write(tmp_path, "extends: false\ncriteria:\n  retry_waste:\n    enabled: false\n")
+    with pytest.raises(RubricError) as exc:
+        rubric.load(path)
+    assert "criterion 'task_completion' is missing" in str(exc.value)
+    assert str(exc.value).startswith(f"{path}:2: criteria:")
+
+
+def test_extends_must_be_a_boolean(tmp_path):
+    path = write(tmp_path, "extends: maybe\n")
+    with pytest.raises(RubricError) as exc:
+        rubric.load(path)
+    assert str(exc.value).startswith(f"{path}:1: extends: must be true or false")
+
+
+def test_every_detector_declares_causes_and_reports_known_ones():
+    for det in DETECTORS.values():
+        assert det.causes, det.name

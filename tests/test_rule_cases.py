@@ -16,6 +16,7 @@ import yaml
 from sessionkit import claude_jsonl
 from skill_doctor import facts, rubric, scoring
 from skill_doctor.decode import decode_file
+from skill_doctor.detectors import DETECTORS
 
 CASES_DIR = Path(__file__).parent / "cases"
 
@@ -47,6 +48,9 @@ def criterion_result(scores: scoring.Scores, key: str) -> scoring.CriterionScore
 def test_rule_case(tmp_path, criterion, case):
     result = criterion_result(grade_steps(tmp_path, case["steps"]), criterion)
     cited = [e.turn for e in result.measurement.evidence] if result.measurement else []
+    if result.measurement is not None:  # a cause picks the suggestion, so it must be declared
+        declared = DETECTORS[result.criterion.detector].causes
+        assert set(result.measurement.causes) <= set(declared), result.measurement.causes
     actual = {"score": result.points, "turns": cited}
     expected = {"score": case["expect"]["score"], "turns": case["expect"]["turns"]}
     if criterion == "turn_economy" and expected["score"] == result.criterion.max:

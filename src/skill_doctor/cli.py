@@ -121,6 +121,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(f"{label}: N/A" + (f" ({scale.reason.removeprefix('N/A: ')})" if scale.reason else ""))
         else:
             print(f"{label}: {scale.score}/10")
+    for f in report.findings:
+        turns = ", ".join(str(e.turn) for e in f.evidence)
+        print(f"  {f.rule_id} {f.rule_name} {f.score}/{f.max}: {f.message}"
+              + (f" (turns {turns})" if turns else ""))
     if report.findings:
         print(f"{len(report.findings)} finding(s); top suggestion: {report.suggestions[0].text}")
     return EXIT_OK
@@ -183,6 +187,10 @@ def cmd_rubric(args: argparse.Namespace) -> int:
             print(f"    {band.describe():<16} -> {band.points} point(s)"
                   + (f"  ({band.label})" if band.label else ""))
         print("  suggestion: " + c.suggestion)
+        if detector.causes:
+            print("  causes: " + ", ".join(detector.causes))
+        for cause, text in c.suggestions.items():
+            print(f"  suggestion when {cause}: {text}")
         print()
         for line in detector.doc.splitlines():
             print("  " + line.strip() if line.strip() else "")

@@ -12,14 +12,16 @@ measures, why it matters, an example, and what to do instead.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import posixpath
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from .diffs import changed_lines
-from .facts import EditRecord, Facts, is_doc_file, mentions, relative_path
+from .facts import EditRecord, Facts, classify_check, is_doc_file, relative_path
 from .model import Role, ToolKind, Turn
 
 
@@ -34,6 +36,9 @@ class Measurement:
     value: float
     evidence: tuple[Evidence, ...] = ()
     summary: str = ""
+    # What caused the lost points, most weighty first; the rubric may hold a suggestion per
+    # cause (`suggestions:`), so the advice names the set-up change that fits this session.
+    causes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +46,7 @@ class Detector:
     name: str
     func: Callable[[Facts, Mapping[str, Any]], Measurement]
     params: Mapping[str, tuple[type, Any]] = field(default_factory=dict)
+    causes: tuple[str, ...] = ()
 
     @property
     def doc(self) -> str:
@@ -55,31 +61,50 @@ class Detector:
 DETECTORS: dict[str, Detector] = {}
 
 
-def detector(name: str, **params: tuple[type, Any]):
-    """Register a detector under `name` with its parameters as name=(type, default)."""
+def detector(name: str, causes: tuple[str, ...] = (), **params: tuple[type, Any]):
+    """Register a detector under `name`: its causes and its parameters as name=(type, default)."""
     def register(func: Callable[[Facts, Mapping[str, Any]], Measurement]):
-        DETECTORS[name] = Detector(name, func, params)
+        DETECTORS[name] = Detector(name, func, params, causes)
         return func
     return register
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def _ranked_causes(found: list[str], declared: tuple[str, ...]) -> tuple[str, ...]:
+    """Causes by how often they were seen, ties in declaration order (deterministic)."""
+    counts = Counter(found)
+    return tuple(sorted(counts, key=lambda c: (-counts[c], declared.index(c))))
 
 
 # -- efficiency ---------------------------------------------------------------------------
 
+_CLAIMS_SUCCESS = re.compile(
+    r"\b(all (\d+ )?(tests|checks) (now )?pass(ed|ing)?|tests? (now )?pass(es|ed|ing)?|(is|are) (now )?"
+    r"(fixed|working|passing|green)|successfully|works now|now works|build (now )?succeeds"
+    r"|fixed (it|the|both|all)|everything (works|passes)|done[.!])", re.I)
+_ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (yet )?(pass|work)"
+                             r"|couldn'?t|could not|unable|error remains|remaining (failure|error))",
+                             re.I)
 
-@detector("goal_outcome", min_answer_words=(int, 8))
+
+@detector("goal_outcome", causes=("unfinished", "false_claim", "check_failed", "no_check",
+                                  "corrected", "interrupted", "last_call_failed", "unanswered"),
+          min_answer_words=(int, 8))
 def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """Completion level of the goal, 0-3: 3 done and shown, 2 mostly, 1 partial, 0 no progress.
 
     What it measures: the goal is the first real user request. A request for a change is done
     when files were changed and a check (tests, build, linter, running the program) ran after
     the last edit and passed; edits to documentation or configuration need no check. A question
-    is done when the agent answered it. The level drops when a check still fails at the end,
-    when the last tool call failed, when the user corrected or interrupted the work, or when no
-    check shows the outcome (said in the evidence, rather than guessing high).
+    or an investigation ("why does X", "investigate Y") is done when the agent answered it. The
+    level drops when a check still fails at the end (and the final message claiming success
+    anyway is called out), when the last tool call failed, when the user corrected the work and
+    the agent never acted on it, when the user interrupted at the end, or when no check shows
+    the outcome (said in the evidence, rather than guessing high). 0 ("no progress") only when
+    nothing toward the goal happened.
 
     Why it matters: a session that ends without the goal met, or without evidence that it was
     met, leaves the user to finish or verify the work by hand.
@@ -87,83 +112,193 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     Example: "Fix the failing date parser test" -> two edits, no test run afterwards: level 2,
     citing the last edit ("no check ran after the last edit").
 
-    Instead: run the project's test command after the last edit and report its result.
+    Instead: run the project's test command after the last edit and report its result
+    truthfully; put that command in CLAUDE.md / AGENTS.md so the agent knows it.
     """
     goal = facts.goal
     if goal is None:
-        return Measurement(0, (), "no user request found")
+        return Measurement(0, (), "no user request found", ("unfinished",))
     after_goal = [t for t in facts.transcript.turns if t.index > goal.index and t.meta is None
                   and t.role is not Role.USER]
     if not after_goal:
         return Measurement(0, (Evidence(goal.index, "the request got no response"),),
-                           "the request got no response")
+                           "the request got no response", ("unfinished",))
     evidence: list[Evidence] = []
+    causes: list[str] = []
+    answer = facts.final_answer
     if facts.asks_for_change:
         if not facts.changed_code:
             level = 1 if facts.tool_turns else 0
             evidence.append(Evidence(goal.index, "a change was asked for, but no file was changed"))
+            causes.append("unfinished")
         else:
             last_edit = facts.last_edit_turn or 0
-            later = [c for c in facts.checks if c.turn > last_edit]
-            decided = [c for c in later if c.passed is not None]
+            decided = [c for c in facts.checks if c.turn > last_edit and c.passed is not None]
             if decided and decided[-1].passed:
                 level = 3
             elif decided:
                 level = 1
-                evidence.append(Evidence(decided[-1].turn,
-                                         f"the last check still fails: {decided[-1].command}"))
+                last = decided[-1]
+                evidence.append(Evidence(last.turn, f"the last check still fails: {last.command[:120]}"))
+                causes.append("check_failed")
+                if answer is not None and answer.index > last.turn and \
+                        _CLAIMS_SUCCESS.search(answer.content) and \
+                        not _ADMITS_FAILURE.search(answer.content):
+                    evidence.append(Evidence(answer.index, f"the final message claims success, but "
+                                                           f"the check at turn {last.turn} failed"))
+                    causes.insert(0, "false_claim")
             elif all(is_doc_file(p) for p in facts.edited_paths):
                 level = 3  # documentation and configuration need no test run
             else:
                 level = 2
-                evidence.append(Evidence(last_edit, "no check ran after the last edit, so the "
-                                                    "transcript cannot show the change works"))
+                code_edits = [t for t, p in _edits_with_paths(facts) if not is_doc_file(p)]
+                evidence.append(Evidence(max(code_edits, default=last_edit),
+                                         "no check ran after the last edit, so the transcript "
+                                         "cannot show the change works"))
+                causes.append("no_check")
     else:
-        answer = facts.final_answer
         if answer is not None and answer.index > goal.index and \
                 len(answer.content.split()) >= params["min_answer_words"]:
             level = 3
         else:
-            level = 1 if after_goal else 0
+            level = 1
             evidence.append(Evidence((answer or goal).index, "the question got no real answer"))
+            causes.append("unanswered")
 
     tools_after = [t for t in facts.tool_turns if t.index > goal.index]
     if tools_after and tools_after[-1].is_error:
         last = tools_after[-1]
-        fixed_later = facts.final_answer is not None and facts.final_answer.index > last.index
-        if not fixed_later or level == 3:
+        answered_later = answer is not None and answer.index > last.index
+        if not answered_later or level == 3:
             level = min(level, 2)
             evidence.append(Evidence(last.index, "the last tool call failed"))
-    if facts.corrections:
+            causes.append("last_call_failed")
+    # A correction the agent acted on (changed files afterwards, and a check passed if one
+    # ran) is part of the work; one it never acted on means the user was left unsatisfied.
+    last_edit_turn = facts.last_edit_turn or 0
+    unresolved = [t for t in facts.corrections if last_edit_turn < t]
+    if unresolved or (facts.corrections and level == 3 and not _passed_after(facts, facts.corrections[-1])):
         level = min(level, 2)
         evidence.extend(Evidence(t, "the user corrected or rejected the work")
-                        for t in facts.corrections[:3])
-    late_interrupts = [t for t in facts.interruptions
-                       if facts.final_answer is None or t > facts.final_answer.index]
+                        for t in (unresolved or facts.corrections)[:3])
+        causes.append("corrected")
+    late_interrupts = [t for t in facts.interruptions if answer is None or t > answer.index]
     if late_interrupts:
         level = min(level, 2)
         evidence.append(Evidence(late_interrupts[-1], "the user interrupted the agent at the end"))
+        causes.append("interrupted")
     labels = {3: "goal met and shown", 2: "mostly complete", 1: "partial progress", 0: "no progress"}
-    return Measurement(level, tuple(evidence), labels[level])
+    evidence.sort(key=lambda e: e.turn)
+    return Measurement(level, tuple(evidence), labels[level],
+                       tuple(dict.fromkeys(causes)))
+
+
+def _edit_turns(facts: Facts) -> list[int]:
+    return [e.turn for e in facts.edits] + [t for t, _ in facts.shell_writes]
+
+
+def _edits_with_paths(facts: Facts) -> list[tuple[int, str]]:
+    return [(e.turn, e.path) for e in facts.edits] + list(facts.shell_writes)
+
+
+def _passed_after(facts: Facts, turn: int) -> bool:
+    decided = [c for c in facts.checks if c.turn > turn and c.passed is not None]
+    return bool(decided) and bool(decided[-1].passed)
 
 
 _ORIENTATION_FILES = {"claude.md", "agents.md", "gemini.md", "readme.md", "readme", "readme.rst",
                       "package.json", "pyproject.toml", "setup.py", "setup.cfg", "cargo.toml",
-                      "go.mod", "makefile", "contributing.md", "tsconfig.json", "skill.md"}
+                      "go.mod", "makefile", "contributing.md", "tsconfig.json", "skill.md",
+                      "conftest.py", "tox.ini", "pytest.ini", ".cursorrules"}
+# Files a session writes for itself (background command output, scratch files): reading them
+# back is following the work, not exploring the project.
+_SCRATCH = re.compile(r"^(/private)?/tmp/|^/var/folders/|(^|/)AppData/Local/Temp/|(^|/)tasks/[^/]+"
+                      r"\.output$|^/dev/", re.I)
+_NAME_TOKEN = re.compile(r"[\w.\-]+")
+_IMPORT_SPEC = re.compile(
+    r"^\s*(?:from\s+(\.*[\w.]*)\s+import\s+\(?([\w\s,*]+)|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))"
+    r"|(?:\bfrom\s+|\bimport\s*\(?\s*|\brequire\s*\(\s*)['\"]([^'\"\n]+)['\"]"
+    r"|#\s*include\s*[<\"]([^>\"\n]+)[>\"]|\bmod\s+(\w+)\s*;|\buse\s+((?:crate|super|self)(?:::\w+)+)",
+    re.MULTILINE)
+_VENDORED_TREE = re.compile(r"(^|/)(node_modules|site-packages|\.venv|venv|vendor|\.git|target"
+                            r"|__pycache__|\.cache|Library|\.npm|\.cargo|bower_components)/")
+_HOME_OR_ROOT = re.compile(r"^(/|~/?|/Users/[^/]+/?|/home/[^/]+/?|/root/?|/[a-z]/Users/[^/]+/?"
+                           r"|[A-Za-z]:[/\\](Users[/\\][^/\\]+[/\\]?)?)$")
+_SHELL_BROAD = re.compile(r"^\s*(?:sudo\s+)?(find|grep\s+-\w*[rR]\w*|rg|ag|fd|ls\s+-\w*R\w*|tree)\s+"
+                          r"(?:-\S+\s+)*['\"]?(/|~/?|\$HOME/?|/Users/[^/\s]+/?|/home/[^/\s]+/?)['\"]?"
+                          r"(\s|$)")
 
 
-@detector("unused_reads")
+def _name_tokens(text: str) -> set[str]:
+    """File-name-like words of a text ("src/pager.py." gives src, pager.py)."""
+    return {tok.strip(".-") for tok in _NAME_TOKEN.findall(text)}
+
+
+def _import_tokens(text: str) -> set[str]:
+    """Module names a source text imports, split into parts (`from .util import x` -> util, x)."""
+    tokens: set[str] = set()
+    for match in _IMPORT_SPEC.finditer(text):
+        for group in match.groups():
+            if group:
+                tokens.update(part for part in re.split(r"[./:\s,()*]+", group) if len(part) > 1)
+    return tokens
+
+
+def _stem(path: str) -> str:
+    name = posixpath.basename(path)
+    return name.split(".", 1)[0] if not name.startswith(".") else name
+
+
+def _module_names(path: str) -> set[str]:
+    """The names other code imports this file by: its stem, or its folder for package files."""
+    stem = _stem(path)
+    if stem in ("__init__", "index", "mod", "lib", "main") and posixpath.dirname(path):
+        return {posixpath.basename(posixpath.dirname(path))}
+    return {stem}
+
+
+def _broad_search(turn: Turn, cwd: str | None) -> str | None:
+    """Why a search or listing swept an unrelated tree, or None when it stayed on task."""
+    command = turn.command
+    where = None
+    if command:
+        match = _SHELL_BROAD.match(command)
+        depth = re.search(r"-(?:max-?depth|-max-depth|L)\s+(\d+)", command)
+        if match and not (depth and int(depth.group(1)) <= 3):
+            where = match.group(2)
+    else:
+        pattern = str((turn.tool_input or {}).get("pattern", ""))
+        for p in turn.paths:
+            root = p.replace("\\", "/")
+            if _HOME_OR_ROOT.match(root) and (cwd is None or relative_path(root, cwd) != ".") \
+                    and ("**" in pattern or turn.kind is ToolKind.SEARCH):
+                where = root
+    if where:
+        return f"searched all of {where}, far beyond the project"
+    lines = [l for l in (turn.tool_output or "").splitlines() if l.strip()]
+    if len(lines) >= 20:
+        vendored = sum(1 for l in lines if _VENDORED_TREE.search(l.replace("\\", "/")))
+        if vendored * 2 > len(lines):
+            return f"{vendored} of {len(lines)} results were inside dependency or tool folders"
+    return None
+
+
+@detector("unused_reads", causes=("unused_read", "repeated_read", "broad_search"))
 def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
-    """Files read that the work never used, plus repeated reads of an unchanged file.
+    """Files read that the work never used, repeated reads of an unchanged file, broad searches.
 
     What it measures: every file read is checked against the work. A read is used when the
-    file was later edited, sits in the folder of an edited file, is named in the request, or is
-    referred to afterwards by the agent (in its messages or its later tool calls). Project
-    orientation files (README, CLAUDE.md, AGENTS.md, manifests) are always fair reads. A
-    second read of a file that did not change in between counts as waste.
+    file was later edited, sits in the folder of an edited file, is imported by an edited file
+    (or imports one), is a test of an edited module, is named in the request, or is referred
+    to afterwards by the agent (in its messages or its later tool calls). Project orientation
+    files (README, CLAUDE.md, AGENTS.md, manifests) and the session's own scratch output are
+    always fair reads. When the request is a question or an investigation, reading is the work:
+    only repeats and broad searches count. A second read of a file that did not change in
+    between counts, and so does a search or listing that swept an unrelated tree (the home
+    folder, the disk root, or results mostly inside node_modules and the like).
 
     Why it matters: every off-task read costs a turn and context, and pushes the relevant
-    code out of the model's window.
+    code out of the model's window. Reading before editing is good practice, not waste.
 
     Example: to fix `src/api/auth.py` the agent reads `docs/history.md` and `scripts/deploy.sh`,
     never mentions them again: 2 unused reads.
@@ -171,148 +306,353 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     Instead: name the files involved in the request, and keep a map of the project in
     CLAUDE.md / AGENTS.md.
     """
+    cwd = facts.transcript.cwd
     edited = set(facts.edited_paths)
     edited_dirs = {posixpath.dirname(p) for p in edited}
-    goal_text = facts.goal.content if facts.goal else ""
-    later_texts: list[tuple[int, str]] = []
-    for t in facts.transcript.turns:
-        if t.meta is not None:
-            continue
-        if t.role is Role.ASSISTANT:
-            later_texts.append((t.index, t.content))
-        elif t.role is Role.TOOL and t.tool_input:
-            later_texts.append((t.index, " ".join(str(v) for v in t.tool_input.values())[:4000]))
+    judge_use = facts.asks_for_change and facts.changed_code
+    read_names = {posixpath.basename(p) for _, p in facts.reads if len(posixpath.basename(p)) >= 3}
+    # Last turn naming each read file, in one scan of the session's text (no pass per read).
+    last_named: dict[str, int] = {}
+    goal_names: set[str] = set()
+    if judge_use and facts.goal is not None:
+        goal_names = _name_tokens(facts.goal.content) & read_names
+        for t in facts.transcript.turns:
+            if t.meta is not None or t.role is Role.USER:
+                continue
+            text = t.content if t.role is Role.ASSISTANT else \
+                " ".join(str(v) for v in (t.tool_input or {}).values())[:4000]
+            for tok in _name_tokens(text) & read_names:
+                last_named[tok] = t.index
+    imported: set[str] = set()
+    edited_modules: set[str] = set()
+    if judge_use:
+        for e in facts.edits:
+            edited_modules |= _module_names(e.path)
+            for text in (e.edit.after, e.edit.before, e.edit.new):
+                if text:
+                    imported |= _import_tokens(text)
+        for turn, path in facts.reads:
+            if path in edited:
+                imported |= _import_tokens(facts.turn(turn).tool_output or "")
     edit_turns_by_path: dict[str, list[int]] = {}
     for e in facts.edits:
         edit_turns_by_path.setdefault(e.path, []).append(e.turn)
     for turn, path in facts.shell_writes:
         edit_turns_by_path.setdefault(path, []).append(turn)
+    for turns in edit_turns_by_path.values():
+        turns.sort()
 
     evidence: list[Evidence] = []
+    causes: list[str] = []
     last_read: dict[str, int] = {}
     judged: set[str] = set()
     for turn, path in facts.reads:
         previous = last_read.get(path)
         last_read[path] = turn
         if previous is not None:
-            changed_between = any(previous < e < turn for e in edit_turns_by_path.get(path, ()))
-            if not changed_between:
+            turns = edit_turns_by_path.get(path, ())
+            after = bisect.bisect_right(turns, previous)  # edit turns are in session order
+            changed_between = after < len(turns) and turns[after] < turn
+            if not changed_between and not _SCRATCH.search(path) and \
+                    _read_range(facts.turn(previous)) == _read_range(facts.turn(turn)):
                 evidence.append(Evidence(turn, f"read {path} again; it had not changed since "
                                                f"turn {previous}"))
+                causes.append("repeated_read")
             continue
-        if path in judged:
+        if not judge_use or path in judged:
             continue
         judged.add(path)
-        name = posixpath.basename(path).lower()
-        if (path in edited or posixpath.dirname(path) in edited_dirs or name in _ORIENTATION_FILES
-                or mentions([goal_text], path)
-                or mentions((text for i, text in later_texts if i > turn), path)):
+        name = posixpath.basename(path)
+        if (path in edited or posixpath.dirname(path) in edited_dirs
+                or name.lower() in _ORIENTATION_FILES or _SCRATCH.search(path)
+                or name in goal_names or last_named.get(name, 0) > turn
+                or _module_names(path) & imported
+                or (_TEST_FILE.search(path) and any(m in _stem(path) for m in edited_modules))
+                or edited_modules & _import_tokens(facts.turn(turn).tool_output or "")):
             continue
-        evidence.append(Evidence(turn, f"read {path}; never edited or referred to afterwards"))
+        evidence.append(Evidence(turn, f"read {path}; never edited, imported or referred to "
+                                       f"afterwards"))
+        causes.append("unused_read")
+    for index in facts.explorations:
+        reason = _broad_search(facts.turn(index), cwd)
+        if reason:
+            evidence.append(Evidence(index, reason))
+            causes.append("broad_search")
+    evidence.sort(key=lambda e: e.turn)
     n = len(evidence)
     return Measurement(n, tuple(evidence),
                        "every read served the task" if n == 0 else
-                       f"{_plural(n, 'read')} did not serve the task")
+                       (f"{_plural(n, 'read or search', 'reads or searches')} did not serve the task"),
+                       _ranked_causes(causes, ("unused_read", "repeated_read", "broad_search")))
+
+
+def _read_range(turn: Turn) -> tuple:
+    """Which part of a file a read asked for: two reads of different ranges are not a repeat."""
+    inp = turn.tool_input or {}
+    return (inp.get("offset"), inp.get("limit"), inp.get("start_line"), inp.get("end_line"),
+            inp.get("view_range") if not isinstance(inp.get("view_range"), list)
+            else tuple(inp["view_range"]))
+
+
+# -- retries ------------------------------------------------------------------------------
+
+_COSMETIC = (
+    re.compile(r"^\s*cd\s+\S+\s*&&\s*"),            # cd somewhere && ...
+    re.compile(r"^\s*(?:\w+=\S+\s+)+"),              # ENV=x ...
+    re.compile(r"\s+\d?>>?\s*(?:&\d|/dev/null)"),   # 2>&1, 2>/dev/null
+    re.compile(r"\s*\|\s*(?:head|tail|less|more|cat)(?:\s+-?[\w=]+)*\s*$"),  # | tail -20
+    re.compile(r"^\s*timeout\s+\S+\s+"),
+)
+_INVOCATION_ERROR = re.compile(
+    r"command not found|is not recognized as|No module named|ModuleNotFoundError|Missing script"
+    r"|Unknown (command|script)|no tests ran|file or directory not found|Cannot find module"
+    r"|could not find|not installed|No such file or directory|Exit code 127|unrecognized arguments"
+    r"|no such option|not a valid command|No rule to make target", re.I)
+
+
+def _normal_command(command: str) -> str:
+    """A command without cosmetic wrappers: `cd x && npm test 2>&1 | tail` is `npm test`."""
+    text = " ".join(command.split())
+    for pattern in _COSMETIC:
+        text = pattern.sub("", text)
+    return " ".join(text.split())
 
 
 def _target(turn: Turn) -> str:
-    """What a tool call acts on: its file, else its command (whitespace-folded), else its input."""
-    if turn.paths:
+    """What a tool call acts on: its file, else its command (normalized), else its input."""
+    if turn.paths and turn.kind in (ToolKind.READ, ToolKind.EDIT, ToolKind.WRITE):
         return "file:" + turn.paths[0]
     command = turn.command
     if command:
-        return "cmd:" + " ".join(command.split())
+        return "cmd:" + _normal_command(command)
+    if turn.paths:
+        return "file:" + turn.paths[0]
     return "input:" + repr(sorted((turn.tool_input or {}).items()))[:500]
 
 
-def _same_attempt(a: Turn, b: Turn, similarity: float) -> bool:
-    if a.tool_name != b.tool_name and a.kind != b.kind:
-        return False
-    ta, tb = _target(a), _target(b)
-    if ta == tb:
-        return True
-    if ta.startswith("cmd:") and tb.startswith("cmd:"):
-        return difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio() >= similarity
-    return False
+def _positional(command: str) -> tuple[str, ...]:
+    """A command's words without its flags: `pytest -x -q t/` and `pytest t/` are alike."""
+    return tuple(w for w in _normal_command(command).split() if not w.startswith("-"))
 
 
-@detector("retry_episodes", window=(int, 3), similarity=(float, 0.8), loop_repeats=(int, 3))
+_REFUSAL = re.compile(r"denied|rejected|not allowed|doesn'?t want|permission|blocked by", re.I)
+
+
+def _error_text(turn: Turn) -> str:
+    text = re.sub(r"\d+", "#", (turn.tool_output or "").strip())[:300]
+    return text if len(text) >= 10 else ""
+
+
+@dataclass(slots=True)
+class _Episode:
+    first: int
+    last: int
+    turns: list[int]
+    what: str
+    cause: str
+    kind: str  # retry | loop | hunt
+
+
+@detector("retry_episodes", causes=("failed_edit", "test_command_hunt", "repeated_command",
+                                    "same_error", "loop"),
+          window=(int, 3), loop_repeats=(int, 3), loop_window=(int, 2))
 def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
-    """Retry episodes: failed calls repeated (the same or nearly the same), and loops.
+    """Retry episodes: failed calls repeated (the same or nearly the same), hunts and loops.
 
-    What it measures: a failed tool call followed, within `window` tool calls, by the same call
-    or a near-identical one (same file; or a command at least `similarity` alike) is one retry
-    episode, however many attempts it takes; a failed edit (old text not found, file not read)
-    followed by another edit of that file is one too. A shell command re-run after a real change
-    (an edit in between) is not a retry: that is how fixes are tested. The same call with the
-    same result `loop_repeats` times or more is a loop and counts as one episode.
+    What it measures: episodes of blind repetition, each counted once however long it runs.
+    A failed tool call followed within `window` tool calls by the same call (cosmetic wrappers
+    such as `cd x &&`, `2>&1` or `| tail` ignored), or at once by a near-identical one (the
+    same command words with different flags), is a retry; a failed edit (old text not found,
+    file not read) followed by another edit of that file is one too. A call failing with the
+    same error as the call before it (the same permission denial, say) continues the episode.
+    Hunting for the test command (several different test or build commands failing because
+    they cannot run at all) is one episode. The same call with the same result `loop_repeats`
+    times, each within `loop_window` calls of the last (so two actions alternating count too),
+    is a loop. A repeat after a real change (a file edited, another command that changed
+    something) or after the user spoke is not a retry: that is how fixes are tested.
 
     Why it matters: each blind retry costs a turn and usually fails the same way; the contract
     scores none 2, one 1, several 0.
 
-    Example: `npm test` fails with "command not found", the agent runs `npm test` again, then
-    `npm run test`: one episode, cited at the first failure.
+    Example: `npm test` fails with "command not found", the agent runs `npm test 2>&1` again,
+    then `npx jest`, `yarn test`: one episode, hunting for the test command.
 
     Instead: read the error, change something (the file, the command, the environment), then
-    try again; document working commands in CLAUDE.md / AGENTS.md.
+    try again; document the working commands in CLAUDE.md / AGENTS.md.
     """
-    window, similarity = params["window"], params["similarity"]
-    tools = [t for t in facts.tool_turns]
-    edit_turns = sorted({e.turn for e in facts.edits} | {t for t, _ in facts.shell_writes})
-    evidence: list[Evidence] = []
-    consumed: set[int] = set()
-    for i, failed in enumerate(tools):
-        if not failed.is_error or failed.index in consumed:
+    window, loop_repeats, loop_window = params["window"], params["loop_repeats"], params["loop_window"]
+    edit_turns = set(_edit_turns(facts))
+    episodes: list[_Episode] = []
+    # Open failures by target: (position, turn, user epoch, change epoch, episode or None).
+    open_failures: dict[str, tuple[int, Turn, int, int, _Episode | None]] = {}
+    hunt: list[Turn] = []
+    in_retry: set[int] = set()
+    loops: dict[tuple, tuple[int, int, int, list[int]]] = {}  # key -> (pos, epoch, count, turns)
+    user_epoch = change_epoch = file_epoch = 0
+    previous: tuple[int, Turn, _Episode | None] | None = None
+    position = 0
+    for t in facts.transcript.turns:
+        if t.meta is not None and t.meta != "interrupt":
             continue
-        attempts = [failed]
-        j = i + 1
-        while j < len(tools) and j <= i + window + len(attempts) - 1:
-            nxt = tools[j]
-            if _same_attempt(attempts[-1], nxt, similarity):
-                changed = any(attempts[-1].index < e < nxt.index for e in edit_turns)
-                is_edit = failed.kind in (ToolKind.EDIT, ToolKind.WRITE)
-                if changed and not is_edit:
-                    break  # re-run after a real fix: not a retry
-                attempts.append(nxt)
-                if not nxt.is_error:
-                    break
-            j += 1
-        if len(attempts) > 1:
-            consumed.update(a.index for a in attempts)
-            what = failed.command or (failed.paths[0] if failed.paths else failed.tool_name)
-            evidence.append(Evidence(failed.index,
-                                     f"{failed.tool_name} failed and was tried again "
-                                     f"{_plural(len(attempts) - 1, 'time')} "
-                                     f"(turns {', '.join(str(a.index) for a in attempts)}): "
-                                     f"{str(what)[:120]}"))
-    # Loops: the same call with the same result, repeated, with no edit in between.
-    runs: dict[tuple, list[Turn]] = {}
-    for t in tools:
-        if t.index in consumed or t.kind in (ToolKind.EDIT, ToolKind.WRITE, ToolKind.PLAN):
+        if t.role is Role.USER:
+            user_epoch += 1
+            previous = None
+            _hunt_episode(episodes, hunt, in_retry)
+            hunt = []
             continue
-        key = (t.tool_name, _target(t), (t.tool_output or "")[:2000])
-        runs.setdefault(key, []).append(t)
-    for repeats in runs.values():
-        if len(repeats) >= params["loop_repeats"]:
-            first, last = repeats[0].index, repeats[-1].index
-            if any(first < e < last for e in edit_turns):
-                continue
-            evidence.append(Evidence(first, f"{repeats[0].tool_name} repeated "
-                                            f"{len(repeats)} times with the same result "
-                                            f"(turns {', '.join(str(r.index) for r in repeats[:6])})"))
-    evidence.sort(key=lambda e: e.turn)
-    n = len(evidence)
+        if t.role is not Role.TOOL:
+            continue
+        position += 1
+        target = _target(t)
+        is_edit = t.kind in (ToolKind.EDIT, ToolKind.WRITE)
+        episode: _Episode | None = None
+        opened = open_failures.get(target)
+        if opened is not None:
+            pos, failed, u_epoch, c_epoch, ep = opened
+            if position - pos <= window and u_epoch == user_epoch and \
+                    (c_epoch == change_epoch or failed.kind in (ToolKind.EDIT, ToolKind.WRITE)):
+                episode = ep or _new_episode(episodes, failed, "failed_edit" if is_edit
+                                             else "repeated_command")
+        if episode is None and previous is not None and previous[1].is_error:
+            before = previous[1]
+            if before.command and t.command and before.tool_name == t.tool_name and \
+                    _positional(before.command) == _positional(t.command):
+                episode = previous[2] or _new_episode(episodes, before, "repeated_command")
+            elif before.tool_name == t.tool_name and t.is_error and \
+                    _REFUSAL.search(before.tool_output or "") and \
+                    _error_text(before) == _error_text(t):
+                episode = previous[2] or _new_episode(episodes, before, "same_error")
+        if episode is not None:
+            episode.turns.append(t.index)
+            episode.last = t.index
+            in_retry.add(t.index)
+            in_retry.add(episode.first)
+        if t.is_error:
+            open_failures[target] = (position, t, user_epoch, change_epoch, episode)
+        else:
+            open_failures.pop(target, None)
+        # Hunting for the test command: different check commands that cannot even start.
+        if t.command and classify_check(t.command) in ("test", "build", "typecheck", "lint"):
+            if t.is_error and _INVOCATION_ERROR.search(t.tool_output or ""):
+                hunt.append(t)
+            else:
+                _hunt_episode(episodes, hunt, in_retry)
+                hunt = []
+        # Loops: the same call with the same result, again and again, nothing changed between.
+        if not is_edit and t.kind is not ToolKind.PLAN:
+            key = (t.tool_name, target, (t.tool_output or "")[:2000])
+            state = loops.get(key)
+            epoch = user_epoch * 1_000_003 + file_epoch
+            if state and position - state[0] <= loop_window and state[1] == epoch:
+                turns = state[3] + [t.index]
+                loops[key] = (position, epoch, state[2] + 1, turns)
+                if state[2] + 1 == loop_repeats:
+                    episodes.append(_Episode(turns[0], t.index, turns, t.tool_name or "call",
+                                             "loop", "loop"))
+                elif state[2] + 1 > loop_repeats:
+                    _extend_loop(episodes, turns[0], t.index)
+            else:
+                loops[key] = (position, epoch, 1, [t.index])
+        if t.index in edit_turns:
+            change_epoch += 1
+            file_epoch += 1
+        elif not t.is_error and t.kind is ToolKind.SHELL and _changes_state(t.command or ""):
+            change_epoch += 1
+        previous = (position, t, episode)
+    _hunt_episode(episodes, hunt, in_retry)
+    merged = _merge_episodes(episodes)
+    evidence = [Evidence(ep.first, _describe(ep, facts)) for ep in merged]
+    n = len(merged)
     return Measurement(n, tuple(evidence), "no retries" if n == 0 else
-                       f"{_plural(n, 'retry episode')}")
+                       f"{_plural(n, 'retry episode')}",
+                       _ranked_causes([ep.cause for ep in merged],
+                                      ("failed_edit", "test_command_hunt", "repeated_command",
+                                       "same_error", "loop")))
 
 
-@detector("turns_per_work", idle_streak=(int, 12))
+_READ_ONLY = re.compile(
+    r"^(cat|head|tail|less|more|ls|ll|tree|find|fd|grep|egrep|rg|ag|ack|wc|stat|file|du|df|pwd|echo"
+    r"|printf|which|whereis|type|whoami|id|env|printenv|date|uname|hostname|ps|top|pgrep|lsof"
+    r"|netstat|ss|dig|nslookup|host|ping|traceroute|tracert|curl|wget|jq|yq|sort|uniq|diff|cmp"
+    r"|sleep|test|\[|true|git\s+(status|log|diff|show|branch|remote|rev-parse|ls-files|blame"
+    r"|check-ignore|config\s+--get)|gh\s+\w+\s+(view|list|status))\b")
+
+
+def _changes_state(command: str) -> bool:
+    """Whether a command may have changed something (not a read-only look or a check)."""
+    normal = _normal_command(command)
+    return bool(normal) and not _READ_ONLY.match(normal) and not classify_check(normal)
+
+
+def _new_episode(episodes: list[_Episode], failed: Turn, cause: str) -> _Episode:
+    what = failed.command or (failed.paths[0] if failed.paths else failed.tool_name) or "call"
+    if cause == "repeated_command" and failed.command and \
+            classify_check(failed.command) and _INVOCATION_ERROR.search(failed.tool_output or ""):
+        cause = "test_command_hunt"
+    episode = _Episode(failed.index, failed.index, [failed.index], str(what), cause, "retry")
+    episodes.append(episode)
+    return episode
+
+
+def _hunt_episode(episodes: list[_Episode], hunt: list[Turn], in_retry: set[int]) -> None:
+    """Two or more different check commands that could not even start, not already retries."""
+    left = [t for t in hunt if t.index not in in_retry]
+    commands = list(dict.fromkeys(_normal_command(t.command or "") for t in left))
+    if len(commands) >= 2:
+        episodes.append(_Episode(left[0].index, left[-1].index, [t.index for t in left],
+                                 " / ".join(commands), "test_command_hunt", "hunt"))
+
+
+def _extend_loop(episodes: list[_Episode], first: int, last: int) -> None:
+    for ep in reversed(episodes):
+        if ep.kind == "loop" and ep.first == first:
+            ep.last = last
+            ep.turns.append(last)
+            return
+
+
+def _merge_episodes(episodes: list[_Episode]) -> list[_Episode]:
+    """Overlapping episodes are one (a loop of failing calls, two actions alternating)."""
+    merged: list[_Episode] = []
+    for ep in sorted(episodes, key=lambda e: (e.first, e.last)):
+        if merged and ep.first <= merged[-1].last:
+            head = merged[-1]
+            head.last = max(head.last, ep.last)
+            head.turns = sorted(set(head.turns) | set(ep.turns))
+            if ep.kind == "loop" and head.kind == "loop" and ep.what != head.what:
+                head.what = f"{head.what} and {ep.what} alternating"
+            continue
+        merged.append(_Episode(ep.first, ep.last, list(ep.turns), ep.what, ep.cause, ep.kind))
+    return merged
+
+
+def _describe(ep: _Episode, facts: Facts) -> str:
+    shown = ", ".join(str(t) for t in ep.turns[:6]) + (", ..." if len(ep.turns) > 6 else "")
+    if ep.kind == "loop":
+        return f"{ep.what} repeated {len(ep.turns)} times with the same result (turns {shown})"
+    if ep.kind == "hunt":
+        return f"hunted for a working test command (turns {shown}): {ep.what[:120]}"
+    first = facts.turn(ep.first)
+    if ep.cause == "same_error":
+        return (f"{first.tool_name} was refused and called again "
+                f"{_plural(len(ep.turns) - 1, 'time')} with the same refusal (turns {shown})")
+    return (f"{first.tool_name} failed and was tried again {_plural(len(ep.turns) - 1, 'time')} "
+            f"(turns {shown}): {ep.what[:120]}")
+
+
+# -- turns ------------------------------------------------------------------------------
+
+
+@detector("turns_per_work", causes=("idle_stretch", "verbose"), idle_streak=(int, 12))
 def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """Turns spent per unit of work done: long sessions that did long work are fine.
 
     What it measures: real turns (injected text excluded) divided by the work the session
     shows: 1 per user request, 2 per file changed, 1 per 20 changed lines, 1 per check run,
-    and 0.5 per distinct file read. The longest stretch of tool calls with no edit and no check
+    0.5 per distinct file read, 0.5 per distinct successful command that did something other
+    than read or search (a commit, an install, a service restarted), 0.5 per distinct web page
+    or search consulted, and for a question 1 per 100 words of the final answer (at most 4).
+    In a session that changes code, the longest stretch of tool calls with no edit and no check
     (at least `idle_streak` long) is cited as where the turns went.
 
     Why it matters: turns cost time and context; a 60-turn session for a one-line fix means
@@ -325,32 +665,45 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """
     real = facts.transcript.real_turns
     files_read = {p for _, p in facts.reads}
+    actions: set[str] = set()
+    for t in facts.tool_turns:
+        if t.is_error:
+            continue
+        if t.kind is ToolKind.SHELL and t.command and not classify_check(t.command):
+            actions.add(_normal_command(t.command))
+        elif t.kind is ToolKind.WEB:
+            actions.add(_target(t))
+    answer_units = 0.0
+    if not facts.asks_for_change and facts.final_answer is not None:
+        answer_units = min(len(facts.final_answer.content.split()) / 100, 4.0)
     work = (len(facts.user_turns) + 2 * len(facts.edited_paths) + facts.changed_lines / 20
-            + len(facts.checks) + 0.5 * len(files_read))
+            + len(facts.checks) + 0.5 * len(files_read) + 0.5 * len(actions) + answer_units)
     work = max(work, 1.0)
     ratio = round(len(real) / work, 2)
-    # The longest stretch of tool calls that neither edits nor checks.
-    productive = {e.turn for e in facts.edits} | {t for t, _ in facts.shell_writes} | {
-        c.turn for c in facts.checks}
-    best: tuple[int, int, int] = (0, 0, 0)
-    start = count = 0
-    for t in facts.tool_turns:
-        if t.index in productive:
-            count = 0
-            continue
-        if count == 0:
-            start = t.index
-        count += 1
-        if count > best[0]:
-            best = (count, start, t.index)
-    evidence = []
-    if best[0] >= params["idle_streak"]:
-        evidence.append(Evidence(best[1], f"turns {best[1]}-{best[2]}: {best[0]} tool calls in a "
-                                          f"row without an edit or a check"))
     summary = (f"{len(real)} turns for {work:.1f} units of work ({ratio} turns per unit)")
+    evidence = []
+    causes = ["verbose"]
+    if facts.changed_code:
+        # The longest stretch of tool calls that neither edits nor checks.
+        productive = set(_edit_turns(facts)) | {c.turn for c in facts.checks}
+        best: tuple[int, int, int] = (0, 0, 0)
+        start = count = 0
+        for t in facts.tool_turns:
+            if t.index in productive:
+                count = 0
+                continue
+            if count == 0:
+                start = t.index
+            count += 1
+            if count > best[0]:
+                best = (count, start, t.index)
+        if best[0] >= params["idle_streak"]:
+            evidence.append(Evidence(best[1], f"turns {best[1]}-{best[2]}: {best[0]} tool calls "
+                                              f"in a row without an edit or a check"))
+            causes = ["idle_stretch"]
     if not evidence and facts.tool_turns:
         evidence.append(Evidence(facts.tool_turns[0].index, summary))
-    return Measurement(ratio, tuple(evidence), summary)
+    return Measurement(ratio, tuple(evidence), summary, tuple(causes))
 
 
 # -- code quality -------------------------------------------------------------------------
@@ -364,14 +717,18 @@ _TEST_FILE = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]+$|_test\.
 _ASSERT = re.compile(r"\b(assert\w*|expect\(|should\b|t\.(Error|Fatal|Fail))")
 
 
-@detector("misdirected_edits")
+@detector("misdirected_edits", causes=("generated", "outside_project", "reverted",
+                                       "weakened_test", "off_goal"))
 def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
-    """Files edited that should not have been: reverted, generated, outside the project, or tests weakened.
+    """Files edited that should not have been: reverted, generated, outside the project, off the goal, tests weakened.
 
     What it measures: the number of wrongly targeted files among those the session changed:
     a file whose edits were undone later in the session (net change nil); a generated, lock,
     vendored or build file edited by hand; a file outside the project folder (scratch files in
-    /tmp excepted); a test file whose assertions were removed without replacement.
+    /tmp, and places a user message names, excepted); a test file whose assertions were removed
+    without replacement; and, when the request names the files to change, a code file in
+    another part of the project that no user message names and that neither imports nor is
+    imported by a named file. Tests and docs edited beside the named code are on target.
 
     Why it matters: edits to the wrong file are churn at best and hidden breakage at worst
     (a hand-edited lock file, a test weakened to go green).
@@ -383,24 +740,38 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """
     cwd = facts.transcript.cwd
     evidence: list[Evidence] = []
+    causes: list[str] = []
     by_path: dict[str, list[EditRecord]] = {}
     for e in facts.edits:
         by_path.setdefault(e.path, []).append(e)
+    user_words = {w.lower() for t in facts.user_turns for w in _name_tokens(t.content)}
+    named = _named_paths(facts, by_path)
+    named_tops = {p.split("/", 1)[0] for p in named if "/" in p}
+    named_modules = {m for p in named for m in _module_names(p)}
+    named_imports: set[str] = set()
+    for p in named:
+        for r in by_path.get(p, ()):
+            for text in (r.edit.after, r.edit.before, r.edit.new):
+                if text:
+                    named_imports |= _import_tokens(text)
+
+    def flag(turn: int, note: str, cause: str, path: str) -> None:
+        evidence.append(Evidence(turn, note))
+        causes.append(cause)
+        flagged.add(path)
+
     flagged: set[str] = set()
     for path, records in sorted(by_path.items()):
         first, last = records[0], records[-1]
         if _GENERATED.search(path):
-            evidence.append(Evidence(first.turn, f"edited generated or vendored file {path} by hand"))
-            flagged.add(path)
+            flag(first.turn, f"edited generated or vendored file {path} by hand", "generated", path)
             continue
-        if cwd and path.startswith("/") and not path.startswith(("/tmp/", "/var/tmp/")):
-            evidence.append(Evidence(first.turn, f"edited {path}, outside the project ({cwd})"))
-            flagged.add(path)
+        if cwd and path.startswith("/") and not _SCRATCH.search(path) and \
+                not _user_named_place(path, user_words):
+            flag(first.turn, f"edited {path}, outside the project ({cwd})", "outside_project", path)
             continue
         if _reverted(records):
-            evidence.append(Evidence(last.turn, f"the edits to {path} were undone later: "
-                                                f"net change nil"))
-            flagged.add(path)
+            flag(last.turn, f"the edits to {path} were undone later: net change nil", "reverted", path)
             continue
         if _TEST_FILE.search(path):
             removed = added = 0
@@ -409,12 +780,49 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                 removed += sum(1 for line in minus if _ASSERT.search(line))
                 added += sum(1 for line in plus if _ASSERT.search(line))
             if removed > added:
-                evidence.append(Evidence(records[0].turn, f"removed {removed - added} "
-                                                          f"assertion(s) from test file {path}"))
-                flagged.add(path)
+                flag(first.turn, f"removed {removed - added} assertion(s) from test file {path}",
+                     "weakened_test", path)
+            continue
+        if named and path not in named and "/" in path and _CODE_SUFFIX.search(path) \
+                and path.split("/", 1)[0] not in named_tops \
+                and posixpath.basename(path).lower() not in user_words \
+                and not (_module_names(path) & named_imports) \
+                and not (named_modules & _edited_imports(records)):
+            flag(first.turn, f"edited {path}, outside the part of the project the request names "
+                             f"({', '.join(sorted(named)[:3])})", "off_goal", path)
     n = len(flagged)
     return Measurement(n, tuple(evidence), "all edits on target" if n == 0 else
-                       f"{_plural(n, 'file')} wrongly targeted")
+                       f"{_plural(n, 'file')} wrongly targeted",
+                       _ranked_causes(causes, ("generated", "outside_project", "reverted",
+                                               "weakened_test", "off_goal")))
+
+
+_GENERIC_PLACES = {"users", "home", "documents", "desktop", "downloads", "library", "appdata",
+                   "local", "roaming", "private", "tmp", "var", "etc", "opt", "usr", "src",
+                   "docs", "projects", "code", "work", "repos", "dev"}
+
+
+def _user_named_place(path: str, user_words: set[str]) -> bool:
+    """Whether a user message names a folder on the path (e.g. "publish to the M-Claude repo")."""
+    parts = [p.lower() for p in path.strip("/").split("/")[:-1]]
+    return any(len(p) >= 4 and p not in _GENERIC_PLACES and p in user_words for p in parts)
+
+
+def _named_paths(facts: Facts, by_path: Mapping[str, list[EditRecord]]) -> set[str]:
+    """Edited files the request names (by path or file name)."""
+    if facts.goal is None:
+        return set()
+    words = _name_tokens(facts.goal.content)
+    return {p for p in by_path if posixpath.basename(p) in words or p in words}
+
+
+def _edited_imports(records: list[EditRecord]) -> set[str]:
+    tokens: set[str] = set()
+    for r in records:
+        for text in (r.edit.after, r.edit.before, r.edit.new):
+            if text:
+                tokens |= _import_tokens(text)
+    return tokens
 
 
 def _reverted(records: list[EditRecord]) -> bool:
@@ -425,31 +833,54 @@ def _reverted(records: list[EditRecord]) -> bool:
     if len(records) > 1:
         olds = [r.edit.old for r in records]
         news = [r.edit.new for r in records]
-        # An edit whose new text restores an earlier edit's old text (and removes its new text).
-        for i, record in enumerate(records):
-            for later in records[i + 1:]:
-                if (record.edit.new and later.edit.old == record.edit.new
-                        and later.edit.new == record.edit.old):
-                    return True
+        # An edit whose new text restores an earlier edit's old text (and removes its new text);
+        # one set lookup per edit keeps this linear however often a file is edited.
+        seen: set[tuple[str, str | None]] = set()
+        for record in records:
+            if record.edit.old is not None and (record.edit.old, record.edit.new) in seen:
+                return True
+            if record.edit.new:
+                seen.add((record.edit.new, record.edit.old))
         return olds[0] is not None and olds[0] == news[-1] and news[0] == olds[-1]
     return False
 
 
-def _whitespace_only(edit_diff: str) -> bool:
-    plus, minus = changed_lines(edit_diff)
-    if not plus and not minus:
-        return False
-    return ["".join(l.split()) for l in plus if l.strip()] == ["".join(l.split()) for l in minus if l.strip()]
+def _hunks(diff: str) -> list[tuple[list[str], list[str]]]:
+    """Each hunk's added and removed lines (one pass over the diff text)."""
+    hunks: list[tuple[list[str], list[str]]] = []
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            hunks.append(([], []))
+        elif hunks and line.startswith("+") and not line.startswith("+++"):
+            hunks[-1][0].append(line[1:])
+        elif hunks and line.startswith("-") and not line.startswith("---"):
+            hunks[-1][1].append(line[1:])
+    return hunks
 
 
-@detector("diff_bloat", churn_ratio=(float, 3.0), small_change=(float, 0.5))
+def _whitespace_only_hunks(edit_diff: str) -> int:
+    """How many hunks change only whitespace (re-indentation, spacing, blank lines)."""
+    count = 0
+    for plus, minus in _hunks(edit_diff):
+        if not plus and not minus:
+            continue
+        if ["".join(l.split()) for l in plus if l.strip()] == \
+                ["".join(l.split()) for l in minus if l.strip()]:
+            count += 1
+    return count
+
+
+@detector("diff_bloat", causes=("whole_file_rewrite", "whitespace_only", "churn"),
+          churn_ratio=(float, 3.0), small_change=(float, 0.5))
 def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """Bloat in the changes: whole-file rewrites for small changes, whitespace-only hunks, churn.
 
     What it measures: the number of bloat signals. A whole-file write over an existing file
-    that changed less than `small_change` of its lines (a targeted edit would do); an edit that
-    changes only whitespace or formatting; a file whose lines written across all its edits
-    exceed `churn_ratio` times its net change (the agent rewrote its own work over and over).
+    that changed less than `small_change` of its lines (a targeted edit would do); an edit with
+    hunks that change only whitespace or formatting (counted once per edit); a file whose lines
+    written across all its edits exceed `churn_ratio` times its net change, measured on the
+    file's unified diff from before the first edit to after the last (the agent rewrote its own
+    work over and over).
 
     Why it matters: bloated diffs are hard to review and hide the real change; rewriting whole
     files risks dropping code the agent never looked at.
@@ -459,6 +890,7 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     Instead: make targeted edits and leave formatting to the project's formatter.
     """
     evidence: list[Evidence] = []
+    causes: list[str] = []
     by_path: dict[str, list[EditRecord]] = {}
     for e in facts.edits:
         by_path.setdefault(e.path, []).append(e)
@@ -471,8 +903,13 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                 if total >= 20 and share < params["small_change"]:
                     evidence.append(Evidence(r.turn, f"rewrote all of {path} ({total} lines) to "
                                                      f"change {max(r.added, r.removed)}"))
-            elif _whitespace_only(edit.diff):
-                evidence.append(Evidence(r.turn, f"whitespace-only change to {path}"))
+                    causes.append("whole_file_rewrite")
+                continue
+            blank = _whitespace_only_hunks(edit.diff)
+            if blank:
+                evidence.append(Evidence(r.turn, f"{_plural(blank, 'whitespace-only hunk')} in "
+                                                 f"{path}"))
+                causes.append("whitespace_only")
         churn = sum(r.added + r.removed for r in records)
         net = _net_change(records)
         if net is not None and len(records) > 2 and churn > params["churn_ratio"] * max(net, 1) \
@@ -480,9 +917,12 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             evidence.append(Evidence(records[-1].turn,
                                      f"{path}: {churn} lines written over {len(records)} edits "
                                      f"for a net change of {net}"))
+            causes.append("churn")
+    evidence.sort(key=lambda e: e.turn)
     n = len(evidence)
     return Measurement(n, tuple(evidence), "surgical edits" if n == 0 else
-                       f"{_plural(n, 'bloat signal')}")
+                       f"{_plural(n, 'bloat signal')}",
+                       _ranked_causes(causes, ("whole_file_rewrite", "whitespace_only", "churn")))
 
 
 def _net_change(records: list[EditRecord]) -> int | None:
@@ -497,14 +937,18 @@ def _net_change(records: list[EditRecord]) -> int | None:
     return sum(1 for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---")))
 
 
-@detector("style_drift", max_line_length=(int, 120))
+@detector("style_drift", causes=("indent", "naming", "quotes", "line_length", "trailing_space",
+                                 "final_newline"),
+          max_line_length=(int, 120))
 def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """Added lines that break the edited file's own conventions.
 
     What it measures: for each edited file whose surrounding text is known, the conventions
     the added lines break, each counted once per file: indentation kind (tabs vs spaces) and
-    width, trailing whitespace, lines longer than both `max_line_length` and the file's longest
-    line, quote style in Python, a final newline dropped.
+    width (2 vs 4 spaces), naming case of new functions and variables (snake_case vs
+    camelCase), quote style in Python, trailing whitespace, code lines longer than both
+    `max_line_length` and the file's longest line, a final newline dropped. Prose files
+    (Markdown, text) are not held to a line length.
 
     Why it matters: code that ignores local conventions reads as foreign, causes noisy diffs
     and formatter churn.
@@ -514,6 +958,7 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     Instead: match the file's style, and run the project's formatter after editing.
     """
     evidence: list[Evidence] = []
+    causes: list[str] = []
     seen: set[tuple[str, str]] = set()
     limit = params["max_line_length"]
     for r in facts.edits:
@@ -526,14 +971,17 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         problems = _style_problems(existing, added, r.path, limit)
         if edit.before is not None and edit.after is not None and edit.before.endswith("\n") \
                 and edit.after and not edit.after.endswith("\n"):
-            problems.append(("final-newline", "dropped the final newline"))
+            problems.append(("final_newline", "dropped the final newline"))
         for key, message in problems:
             if (r.path, key) not in seen:
                 seen.add((r.path, key))
                 evidence.append(Evidence(r.turn, f"{r.path}: {message}"))
+                causes.append(key)
     n = len(evidence)
     return Measurement(n, tuple(evidence), "consistent with the files' style" if n == 0 else
-                       f"{_plural(n, 'style deviation')}")
+                       f"{_plural(n, 'style deviation')}",
+                       _ranked_causes(causes, ("indent", "naming", "quotes", "line_length",
+                                               "trailing_space", "final_newline")))
 
 
 def _indent_kind(lines: list[str]) -> str | None:
@@ -544,6 +992,49 @@ def _indent_kind(lines: list[str]) -> str | None:
     return "tabs" if tabs > spaces else "spaces"
 
 
+def _indent_width(lines: list[str]) -> int | None:
+    """The file's space-indent step (2 or 4), from the smallest non-zero indents seen."""
+    steps = Counter()
+    for l in lines:
+        if l.startswith(" ") and l.strip():
+            width = len(l) - len(l.lstrip(" "))
+            if width in (2, 4):
+                steps[width] += 1
+    if not steps:
+        return None
+    if steps[2] and (not steps[4] or steps[2] >= steps[4] // 4):
+        return 2 if steps[2] >= 2 else None
+    return 4 if steps[4] >= 2 else None
+
+
+_DEF_NAME = re.compile(r"^\s*(?:async\s+)?(?:def|function|func|fn|let|const|var)\s+([A-Za-z_]\w*)"
+                       r"|^\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?=(?!=)")
+
+
+def _naming_case(lines: list[str]) -> str | None:
+    """The case the file names functions and variables in: snake or camel (None if mixed)."""
+    snake = camel = 0
+    for l in lines:
+        match = _DEF_NAME.match(l)
+        name = match and (match.group(1) or match.group(2))
+        if not name or name.isupper() or name.startswith("_") or name.islower() and "_" not in name:
+            continue  # constants, private names and one-word names say nothing about case
+        if "_" in name.strip("_") and name.lower() == name:
+            snake += 1
+        elif re.match(r"^[a-z]+[A-Z]", name) and "_" not in name:
+            camel += 1
+    if snake + camel < 1:
+        return None
+    if snake and not camel:
+        return "snake_case"
+    if camel and not snake:
+        return "camelCase"
+    return None
+
+
+_PROSE = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc|html?|svg|csv|json|lock)$", re.I)
+
+
 def _style_problems(existing: list[str], added: list[str], path: str, limit: int
                     ) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
@@ -551,16 +1042,28 @@ def _style_problems(existing: list[str], added: list[str], path: str, limit: int
     added_kind = _indent_kind(added)
     if file_kind and added_kind and file_kind != added_kind:
         problems.append(("indent", f"indented with {added_kind} in a file indented with {file_kind}"))
+    elif file_kind == "spaces" and added_kind == "spaces" and not _PROSE.search(path):
+        file_width, added_width = _indent_width(existing), _indent_width(added)
+        if file_width and added_width and file_width != added_width:
+            problems.append(("indent", f"indented by {added_width} spaces in a file indented "
+                                       f"by {file_width}"))
+    if _CODE_SUFFIX.search(path):
+        file_case = _naming_case(existing)
+        added_case = _naming_case(added)
+        if file_case and added_case and file_case != added_case:
+            problems.append(("naming", f"new names in {added_case} in a file that uses "
+                                       f"{file_case}"))
     existing_trailing = any(l != l.rstrip() for l in existing)
     trailing = [l for l in added if l.strip() and l != l.rstrip()]
     if trailing and not existing_trailing:
-        problems.append(("trailing-space", f"{_plural(len(trailing), 'added line')} with trailing "
-                                           f"whitespace"))
-    longest = max((len(l) for l in existing), default=0)
-    too_long = [l for l in added if len(l) > max(limit, longest)]
-    if too_long:
-        problems.append(("line-length", f"{_plural(len(too_long), 'added line')} longer than "
-                                        f"{max(limit, longest)} characters"))
+        problems.append(("trailing_space", f"{_plural(len(trailing), 'added line')} with "
+                                           f"trailing whitespace"))
+    if not _PROSE.search(path):
+        longest = max((len(l) for l in existing), default=0)
+        too_long = [l for l in added if len(l) > max(limit, longest)]
+        if too_long:
+            problems.append(("line_length", f"{_plural(len(too_long), 'added line')} longer "
+                                            f"than {max(limit, longest)} characters"))
     if path.endswith(".py"):
         file_quote = _quote_style(existing)
         added_quote = _quote_style(added)
@@ -600,24 +1103,41 @@ _CODE_SUFFIX = re.compile(r"\.(py|js|jsx|ts|tsx|go|rs|java|kt|rb|php|c|cc|cpp|h|
                           r"|scala|sh|lua|m|mm|ex|exs|dart|vue|svelte)$")
 
 
-@detector("regressions_introduced")
+_COMMENTED_CODE = re.compile(
+    r"^\s*(#|//)(?![!:])\s*(?!(type|noqa|pylint|eslint|ts-|prettier|fmt|nosec|pragma)\b)"
+    r"((def|class|import|from|if|elif|else|for|while|try|except|const|let|var|function"
+    r"|await|yield)\b.*[:;)\]}]\s*$|return\s+(\S+|.*[-+*/%<>=(\[].*)\s*;?\s*$|[A-Za-z_][\w.\[\]'\"]*\s*(\(.*\)|[-+*/]?=(?!=)\s*\S.*)\s*;?\s*$)")
+_RM = re.compile(r"(?:^|&&|;|\|\|)\s*(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
+
+
+@detector("regressions_introduced", causes=("broken_check", "syntax_error", "test_deleted",
+                                            "test_skipped", "debug_left", "unused_import",
+                                            "commented_code", "todo_added"))
 def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measurement:
-    """Problems the changes introduced: failing checks, syntax errors, debug leftovers, skipped tests.
+    """Problems the changes introduced: failing checks, syntax errors, leftovers, skipped tests.
 
     What it measures: the number of regression signals. A check that passed earlier in the
     session and fails after the last edit; a Python file whose resulting text (when the
-    transcript shows it whole) does not compile; debug statements or breakpoints added; TODO /
-    FIXME markers added to code; tests skipped or deleted; imports added to a Python file and
-    never used in it.
+    transcript shows it whole) does not compile; debug statements or breakpoints, TODO / FIXME
+    markers, and commented-out code (two or more commented lines that parse as code) added to
+    code and not removed by a later edit; tests skipped, or test files deleted (by an edit or
+    by `rm` / `git rm`); imports added to a Python file and never used in it.
 
     Why it matters: these are the defects reviewers most often catch late, and each one means
     the agent left the code worse than a finished change should.
 
     Example: the agent adds `import pdb; pdb.set_trace()` while debugging and never removes it.
 
-    Instead: run the checks after the last edit, and remove debugging aids before finishing.
+    Instead: run the checks after the last edit, and remove debugging aids, dead code and
+    skipped tests before finishing.
     """
     evidence: list[Evidence] = []
+    causes: list[str] = []
+
+    def signal(turn: int, note: str, cause: str) -> None:
+        evidence.append(Evidence(turn, note))
+        causes.append(cause)
+
     last_edit = facts.last_edit_turn
     if last_edit is not None:
         final_by_command: dict[str, tuple[int, bool | None]] = {}
@@ -629,50 +1149,81 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             final_by_command[key] = (c.turn, c.passed)
         for key, (turn, passed) in sorted(final_by_command.items(), key=lambda kv: kv[1][0]):
             if turn > last_edit and passed is False and key in passed_before:
-                evidence.append(Evidence(turn, f"passed earlier, fails after the last edit: {key[:120]}"))
+                signal(turn, f"passed earlier, fails after the last edit: {key[:120]}", "broken_check")
+    # Leftovers (debug, TODO, commented-out code) still present: a later edit of the same file
+    # that removes the line clears it.
+    pending: dict[str, list[tuple[int, str, str, str]]] = {}  # path -> (turn, line, note, cause)
     latest_after: dict[str, tuple[int, str]] = {}
+    diffs_by_path: dict[str, list[str]] = {}
     for r in facts.edits:
+        diffs_by_path.setdefault(r.path, []).append(r.edit.diff)
         added, removed = changed_lines(r.edit.diff)
+        if removed and r.path in pending:
+            gone = {l.strip() for l in removed}
+            pending[r.path] = [p for p in pending[r.path] if p[1] not in gone]
         code = bool(_CODE_SUFFIX.search(r.path))
-        for line in added:
-            if code and _DEBUG.search(line):
-                evidence.append(Evidence(r.turn, f"debug statement added to {r.path}: {line.strip()[:80]}"))
-                break
         if code:
-            todo = [l for l in added if _TODO.search(l)]
-            if todo:
-                evidence.append(Evidence(r.turn, f"TODO/FIXME added to {r.path}: {todo[0].strip()[:80]}"))
+            found = pending.setdefault(r.path, [])
+            debug = next((l for l in added if _DEBUG.search(l)), None)
+            if debug is not None:
+                found.append((r.turn, debug.strip(), f"debug statement added to {r.path}: "
+                                                      f"{debug.strip()[:80]}", "debug_left"))
+            todo = next((l for l in added if _TODO.search(l)), None)
+            if todo is not None:
+                found.append((r.turn, todo.strip(), f"TODO/FIXME added to {r.path}: "
+                                                    f"{todo.strip()[:80]}", "todo_added"))
+            commented = [l for l in added if _COMMENTED_CODE.match(l)]
+            if len(commented) >= 2:
+                found.append((r.turn, commented[0].strip(), f"commented-out code added to "
+                                                            f"{r.path}: {commented[0].strip()[:80]}",
+                              "commented_code"))
         skipped = [l for l in added if _SKIP.search(l)]
         if skipped:
-            evidence.append(Evidence(r.turn, f"test skipped in {r.path}: {skipped[0].strip()[:80]}"))
+            signal(r.turn, f"test skipped in {r.path}: {skipped[0].strip()[:80]}", "test_skipped")
         if r.edit.deleted and _TEST_FILE.search(r.path):
-            evidence.append(Evidence(r.turn, f"test file deleted: {r.path}"))
+            signal(r.turn, f"test file deleted: {r.path}", "test_deleted")
         if r.path.endswith(".py") and r.edit.after is not None:
             latest_after[r.path] = (r.turn, r.edit.after)
+    for path in sorted(pending):
+        for turn, _, note, cause in pending[path]:
+            signal(turn, note, cause)
+    for t in facts.tool_turns:
+        command = t.command
+        if command and not t.is_error and "rm " in command:
+            for match in _RM.finditer(command):
+                tests = [w for w in match.group(2).split() if _TEST_FILE.search(w.strip("'\""))]
+                if tests:
+                    signal(t.index, f"test file deleted: {tests[0][:100]}", "test_deleted")
+                    break
     for path, (turn, text) in sorted(latest_after.items()):
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             line = getattr(exc, "lineno", None)
-            evidence.append(Evidence(turn, f"{path} no longer compiles"
-                                           + (f" (line {line})" if line else "")))
+            signal(turn, f"{path} no longer compiles" + (f" (line {line})" if line else ""),
+                   "syntax_error")
             continue
-        unused = _unused_new_imports(tree, text, facts, path)
+        unused = _unused_new_imports(tree, text, diffs_by_path, path)
         if unused:
-            evidence.append(Evidence(turn, f"import added to {path} but never used: "
-                                           f"{', '.join(unused[:3])}"))
-    evidence.sort(key=lambda e: e.turn)
+            signal(turn, f"import added to {path} but never used: {', '.join(unused[:3])}",
+                   "unused_import")
+    order = sorted(range(len(evidence)), key=lambda i: evidence[i].turn)
+    evidence = [evidence[i] for i in order]
     n = len(evidence)
     return Measurement(n, tuple(evidence), "no regressions seen" if n == 0 else
-                       f"{_plural(n, 'regression signal')}")
+                       f"{_plural(n, 'regression signal')}",
+                       _ranked_causes(causes, ("broken_check", "syntax_error", "test_deleted",
+                                               "test_skipped", "debug_left", "unused_import",
+                                               "commented_code", "todo_added")))
 
 
-def _unused_new_imports(tree: ast.AST, text: str, facts: Facts, path: str) -> list[str]:
+def _unused_new_imports(tree: ast.AST, text: str, added_by_path: Mapping[str, list[str]],
+                        path: str) -> list[str]:
     """Names imported on lines this session added to `path` that the file never uses."""
     if path.endswith("__init__.py") or "__all__" in text:
         return []  # re-exports are the point of these files
-    added = {line.strip() for r in facts.edits if r.path == path
-             for line in changed_lines(r.edit.diff)[0]}
+    added = {line.strip() for diff in added_by_path.get(path, ())
+             for line in changed_lines(diff)[0]}
     source_lines = text.splitlines()
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     unused: list[str] = []

@@ -43,7 +43,9 @@ _CHANGE_WORDS = re.compile(
     r"\b(fix|add|implement|create|write|update|change|modify|refactor|remove|delete|rename|make"
     r"|build|convert|migrate|replace|edit|improve|optimi[sz]e|support|bump|upgrade|set ?up"
     r"|generate|redact|move|rewrite|port|extend|enable|disable|handle|introduce|clean ?up"
-    r"|patch|correct|adjust|tweak|translate|document)\b", re.I)
+    r"|patch|correct|adjust|tweak|translate|document|speed ?up|publish|save|put|wire|hook ?up"
+    r"|resolve|repair|restore|split|merge|inline|extract|simplify|format|stop|dont|don'?t"
+    r"|avoid|allow|block|prevent|ensure)\b", re.I)
 _CORRECTION = re.compile(
     r"^\s*(no\b|nope|wrong|that'?s (not|wrong)|this is wrong|it (still )?(doesn'?t|does not|didn'?t)"
     r"|still (fail|broken|not|doesn)|you broke|undo|revert|not what i|why did you|stop\b"
@@ -115,7 +117,8 @@ class Facts:
 
 def relative_path(path: str, cwd: str | None) -> str:
     """A path as the project sees it: relative to the session's cwd when under it, POSIX."""
-    p = _posix(path.strip())
+    # Paths taken from shell commands can keep their quotes (`cat "/etc/config/dhcp"`).
+    p = _posix(path.strip().strip("\"'`"))
     if cwd:
         root = _posix(cwd).rstrip("/")
         if p == root:
@@ -168,19 +171,34 @@ def check_outcome(turn: Turn) -> bool | None:
     return None
 
 
-_QUESTION = re.compile(r"^\s*(how|what|why|where|which|who|when|is|are|does|do|did|should|"
-                       r"explain|tell me|describe|show me)\b", re.I)
+_QUESTION = re.compile(r"^\s*(how|what|why|where|which|who|is|are|does|do|did|should"
+                       r"|explain|tell me|describe|show me|investigate|look into|find out|figure out"
+                       r"|research|review|analy[sz]e|audit|explore|understand|diagnose|summari[sz]e"
+                       r"|check|compare|list|trace|troubleshoot)\b", re.I)
+# A change verb only asks for a change where it gives an order: at the start of a clause or
+# after "please", "can you", "and", "to" ... ; "when I add a tab" describes, it does not ask.
+_IMPERATIVE_BEFORE = re.compile(r"(^|[.!?;:\n(]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's"
+                                r"|pls|now|just|should|must|can|could|would|we|i'?d like you to|go ahead"
+                                r"|and then|first|finally|instead|but)\s*,?)\s*$", re.I)
+_FIX_REQUEST = re.compile(r"\b(and|then|also|please|,)\s+(fix|change|update|implement|add|apply|patch"
+                          r"|correct|resolve|repair)\b", re.I)
 
 
 def asks_for_change(text: str) -> bool:
     """Whether a request asks for something to be changed (vs. a question to answer).
 
-    A request that opens like a question ("how do we enable X?") asks for an answer even
-    when it names a change; otherwise any change verb makes it a change request.
+    A request that opens like a question or an investigation ("how do we enable X?",
+    "investigate why the tab freezes") asks for an answer unless it also orders a fix
+    ("... and fix it"); otherwise a change verb counts only where it gives an order, so
+    "investigate why it freezes when I add a tab" is no change request.
     """
     if _QUESTION.match(text):
-        return False
-    return bool(_CHANGE_WORDS.search(text))
+        return bool(_FIX_REQUEST.search(text))
+    for match in _CHANGE_WORDS.finditer(text):
+        before = text[max(0, match.start() - 40):match.start()]
+        if _IMPERATIVE_BEFORE.search(before):
+            return True
+    return False
 
 
 def compute(transcript: Transcript) -> Facts:

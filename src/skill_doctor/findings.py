@@ -97,7 +97,7 @@ def compile_findings(scores: Scores, transcript: Transcript, *, redact_secrets: 
                 scale=scale.name, score=result.points, max=c.max,
                 impact=c.max - result.points, message=result.measurement.summary,
                 evidence=tuple(items), more_evidence=max(0, len(evidence) - MAX_EVIDENCE),
-                suggestion=c.suggestion,
+                suggestion=c.suggestion_for(result.measurement.causes),
             ))
     criterion_order = {f.criterion: i for i, f in enumerate(findings)}
     ranked = sorted(findings, key=lambda f: (-f.impact, criterion_order[f.criterion]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -29,9 +29,9 @@ CRITERIA: dict[str, tuple[str, int]] = {  # stable criterion ids -> (scale, cont
     "pattern_adherence": ("code_quality", 2),
     "regression_avoidance": ("code_quality", 2),
 }
-_TOP_KEYS = {"version", "thresholds", "criteria"}
+_TOP_KEYS = {"version", "extends", "thresholds", "criteria"}
 _CRITERION_KEYS = {"id", "name", "category", "scale", "max", "detector", "params", "bands",
-                   "suggestion", "enabled"}
+                   "suggestion", "suggestions", "enabled"}
 _BAND_KEYS = {"at_most", "at_least", "points", "label"}
 
 
@@ -70,6 +70,14 @@ class Criterion:
     bands: tuple[Band, ...]
     suggestion: str
     enabled: bool = True
+    suggestions: Mapping[str, str] = field(default_factory=dict)  # cause -> suggestion
+
+    def suggestion_for(self, causes: tuple[str, ...] = ()) -> str:
+        """The suggestion for the weightiest cause the rubric has advice for, else the default."""
+        for cause in causes:
+            if cause in self.suggestions:
+                return self.suggestions[cause]
+        return self.suggestion
 
     def band_for(self, value: float) -> Band:
         for band in self.bands:
@@ -168,7 +176,12 @@ def load(path: str | Path | None = None) -> Rubric:
         if not isinstance(override, dict):
             raise RubricError("a rubric must be a mapping of keys", path=str(user_path), line=1)
         _check_keys(override, user_lines, str(user_path))
-        data = _merge(data, override)
+        extends = override.pop("extends", True)
+        if not isinstance(extends, bool):
+            raise _err(f"must be true or false, got {extends!r}", str(user_path), user_lines,
+                       ("extends",))
+        # `extends: false` makes the file the whole rubric: every criterion must be given.
+        data = _merge(data, override) if extends else override
         # Positions of merged values: the user's line where they came from, else none.
         lines = {k: v for k, v in user_lines.items()}
         source = str(user_path)
@@ -267,6 +280,18 @@ def _validate(data: Any, lines: dict[tuple, int], source: str) -> None:
                 raise _err(f"must be of type {spec[0].__name__}, got {value!r}", source, lines,
                            where + ("params", name))
         _validate_bands(crit["bands"], crit["max"], source, lines, where + ("bands",))
+        advice = crit.get("suggestions") or {}
+        if not isinstance(advice, dict):
+            raise _err("must be a mapping of cause to suggestion text", source, lines,
+                       where + ("suggestions",))
+        for cause, text in advice.items():
+            if cause not in detector.causes:
+                known = ", ".join(detector.causes) or "none"
+                raise _err(f"unknown cause for detector {crit['detector']} (known: {known})",
+                           source, lines, where + ("suggestions", cause))
+            if not isinstance(text, str) or not text.strip():
+                raise _err(f"must be a non-empty string, got {text!r}", source, lines,
+                           where + ("suggestions", cause))
 
 
 def _validate_bands(bands: Any, maximum: int, source: str, lines: dict, where: tuple) -> None:
@@ -341,6 +366,8 @@ def _build(data: dict, source: str) -> Rubric:
             params=dict(crit.get("params") or {}), bands=bands,
             suggestion=" ".join(str(crit["suggestion"]).split()),
             enabled=crit.get("enabled", True),
+            suggestions={cause: " ".join(str(text).split())
+                         for cause, text in sorted((crit.get("suggestions") or {}).items())},
         ))
     thresholds = {scale: float(data.get("thresholds", {}).get(scale, 0)) for scale in SCALES}
     return Rubric(source=source, criteria=tuple(criteria), thresholds=thresholds)
