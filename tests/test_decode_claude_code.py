@@ -124,3 +124,22 @@ def test_corpus_counts(name, counts):
     tools = [x for x in t.turns if x.role is Role.TOOL]
     edits = sum(len(x.edits) for x in t.turns)
     assert (len(t.turns), len(tools), edits) == counts
+
+
+@needs_corpus
+def test_web_session_export_with_loglines():
+    # 33 records: 6 user texts, 8 assistant text blocks, 12 tool_use blocks paired with results.
+    t = decode_file(CORPUS / "fixtures-from-other-projects" / "claude-code"
+                    / "claude-code-transcripts_sample_session.json")
+    assert t.harness == "claude-code" and t.problem is None
+    tools = [x for x in t.turns if x.role is Role.TOOL]
+    assert (len(t.turns), len(tools)) == (26, 12)
+    assert [x.tool_name for x in tools][:3] == ["Write", "Bash", "TodoWrite"]
+    assert all(x.tool_output is not None for x in tools)
+
+
+def test_web_session_export_that_is_broken_json_is_a_parse_problem(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text('{"loglines": [{"type": "user", ')
+    t = decode_file(path)
+    assert t.problem is not None and "not valid JSON" in t.problem.message

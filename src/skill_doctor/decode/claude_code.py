@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
-from .jsonl import iter_records
+from ..model import ParseProblem
+from .jsonl import iter_records, read_json
 
 HARNESS = "claude-code"
 
@@ -47,6 +48,8 @@ _EXIT_CODE = re.compile(r"^(?:Error: )?Exit code (\d+)")
 
 def sniff(head: str) -> bool:
     """Claude Code JSONL: objects carrying its envelope keys or its bookkeeping record types."""
+    if _WEB_EXPORT.match(head):
+        return True
     for line in head.splitlines()[:20]:
         line = line.strip()
         if not line.startswith("{"):
@@ -99,12 +102,37 @@ def _result_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
+_WEB_EXPORT = re.compile(r'^\s*\{\s*"loglines"\s*:\s*\[')
+
+
+def _web_records(stream: BinaryIO, b: TranscriptBuilder):
+    """A Claude Code web/teleport session export: `{"loglines": [...]}` holding JSONL records.
+
+    The records have no source lines of their own; each is numbered by its position.
+    """
+    try:
+        data = read_json(stream)
+    except ValueError as exc:
+        b.problem = ParseProblem(message=f"the session export is not valid JSON: {exc}", line=1)
+        return
+    records = data.get("loglines") if isinstance(data, dict) else None
+    for index, rec in enumerate(records if isinstance(records, list) else (), start=1):
+        if isinstance(rec, dict):
+            yield index, rec
+        else:
+            b.skip("non-object-json")
+
+
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     b = TranscriptBuilder(str(path), HARNESS)
     seen_uuids: set[str] = set()
     tool_names: dict[str, str] = {}
     subagent_file: bool | None = None
-    for lineno, rec in iter_records(stream, b):
+    head = stream.read(256)
+    stream.seek(0)
+    web_export = bool(_WEB_EXPORT.match(head.decode("utf-8", errors="replace")))
+    records = _web_records(stream, b) if web_export else iter_records(stream, b)
+    for lineno, rec in records:
         kind = rec.get("type")
         if b.session_id is None and isinstance(rec.get("sessionId") or rec.get("session_id"), str):
             b.session_id = rec.get("sessionId") or rec.get("session_id")
