@@ -515,7 +515,8 @@ def _files(ov: Overview, h) -> None:
         with h.div(cls="scroll"):
             with h.table(cls="files"):
                 h.caption("Files the session read or edited; files a finding cites come first, "
-                          "with the finding that flags them.")
+                          "with the finding that flags them. Lines are summed over the edits; "
+                          "the net change of each file is under Changes.")
                 with h.thead():
                     with h.tr():
                         h.th("File", scope="col")
