@@ -15,6 +15,7 @@ from typing import Any
 from . import __version__, facts as facts_mod
 from .findings import Finding, Suggestion, compile_findings
 from .model import Transcript
+from .overview import Overview, build as build_overview, to_json as overview_json
 from .redact import redact
 from .rubric import Rubric
 from .scoring import Scores, score, unscored
@@ -36,6 +37,7 @@ class Report:
     generated_at: str
     facts: facts_mod.Facts | None = None
     redacted: bool = True
+    overview: Overview | None = None  # the session at a glance (graded sessions only)
 
     @property
     def session_id(self) -> str:
@@ -80,7 +82,9 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
         message = (f"Parsing stopped early: {problem.message}{where}; the scores cover the "
                    f"{len(transcript.turns)} turns decoded before it")
     return Report(status, message, transcript, scores, findings, suggestions, generated_at,
-                  facts, redacted=redact_secrets)
+                  facts, redacted=redact_secrets,
+                  overview=build_overview(transcript, facts, findings,
+                                          redact_secrets=redact_secrets))
 
 
 def _number(value: float | None) -> float | int | None:
@@ -141,6 +145,8 @@ def to_json(report: Report) -> dict[str, Any]:
         "generator": {"name": "skill-doctor", "version": __version__,
                       "generated_at": report.generated_at},
     }
+    if report.overview is not None:
+        out["overview"] = overview_json(report.overview)
     if t is not None:
         out["notes"] = list(t.notes)
         out["skipped"] = dict(t.skipped)

@@ -1,0 +1,525 @@
+"""overview: the session at a glance, as data for the report page and report.json.
+
+Pure functions over a graded session (Transcript + Facts + Findings): the session strip
+(harness, model, project, duration, turn and call counts, files, checks), the setup in play
+(skills, subagents, MCP servers, hooks, instruction files, slash commands), a timeline of turns
+by kind with each finding's turns marked, a table of files read and edited, each edited file's
+net diff, and an appendix of the turns the findings cite.
+
+Everything here is bounded so a 10,000-turn session still gives a small page: the timeline
+folds into at most `MAX_CELLS` cells, the files table and diffs are capped, and only cited
+turns get an appendix entry, each with bounded excerpts. Text shown to people is redacted
+unless redaction was switched off; render.py only lays this data out.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable
+
+from .diffs import make_diff
+from .facts import Facts, relative_path
+from .findings import Finding
+from .model import Role, ToolKind, Transcript, Turn
+from .redact import redact
+
+# Timeline kinds, in legend order. Colour is never the only carrier: the legend counts them.
+KINDS = ("user", "assistant", "read", "edit", "shell", "other", "failed", "injected")
+KIND_LABELS = {
+    "user": "user message", "assistant": "assistant message", "read": "read / search",
+    "edit": "edit / write", "shell": "shell command", "other": "other tool call",
+    "failed": "failed call", "injected": "injected by the harness",
+}
+MAX_CELLS = 500          # one cell per turn up to this many turns, else turns are bucketed
+MAX_FILE_ROWS = 200      # files table rows (flagged and edited files first)
+MAX_DIFF_FILES = 30      # edited files whose net diff is shown
+MAX_DIFF_LINES = 400     # lines of one file's diff shown
+MAX_DIFF_TOTAL = 3000    # diff lines shown over the whole page
+MAX_LINE_CHARS = 400     # characters of one diff line shown
+MAX_DIFF_SOURCE = 400_000  # larger before/after texts are not re-diffed (difflib cost)
+INPUT_CHARS, OUTPUT_CHARS, EXCERPT_LINES = 1200, 1600, 24
+
+INSTRUCTION_FILES = {"claude.md", "claude.local.md", "agents.md", "agent.md", "gemini.md",
+                     "conventions.md", "copilot-instructions.md", ".cursorrules",
+                     ".windsurfrules", ".clinerules", ".goosehints", "qwen.md", "crush.md"}
+_HOOK = re.compile(r"\b(PreToolUse|PostToolUse|UserPromptSubmit|SessionStart|SessionEnd|Stop"
+                   r"|SubagentStop|Notification|PreCompact)(?::([\w.*|-]+))?\s+hook\b")
+_CONTENTS_OF = re.compile(r"Contents of (\S+?)(?: \(|:|\s*$)", re.MULTILINE)
+_COMMAND_NAME = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+
+
+@dataclass(frozen=True, slots=True)
+class Strip:
+    """The session strip: what ran, where, for how long, and what it did."""
+
+    harness: str
+    model: str | None
+    project: str | None
+    branch: str | None
+    version: str | None
+    started_at: str | None
+    ended_at: str | None
+    duration_seconds: int | None
+    turns: int
+    user_turns: int
+    assistant_turns: int
+    tool_calls: int
+    failed_calls: int
+    files_read: int
+    files_edited: int
+    checks: int
+    last_check_turn: int | None
+    last_check_command: str | None
+    last_check_passed: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class SetupItem:
+    """One thing of the setup that was seen: its name, how often, and where first."""
+
+    name: str
+    count: int
+    first_turn: int
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    skills: tuple[SetupItem, ...]
+    subagents: tuple[SetupItem, ...]
+    mcp_servers: tuple[SetupItem, ...]
+    hooks: tuple[SetupItem, ...]
+    instruction_files: tuple[SetupItem, ...]
+    slash_commands: tuple[SetupItem, ...]
+
+    def rows(self) -> tuple[tuple[str, str, tuple[SetupItem, ...]], ...]:
+        """(key, label, items) in display order."""
+        return (("skills", "Skills invoked", self.skills),
+                ("subagents", "Subagents spawned", self.subagents),
+                ("mcp_servers", "MCP servers", self.mcp_servers),
+                ("hooks", "Hooks seen", self.hooks),
+                ("instruction_files", "Instruction files", self.instruction_files),
+                ("slash_commands", "Slash commands", self.slash_commands))
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One timeline cell: a single turn, or a bucket of consecutive turns when there are many."""
+
+    start: int
+    end: int
+    kind: str  # the turn's kind; for a bucket, "failed" if any failed, else its commonest kind
+    counts: tuple[tuple[str, int], ...]
+    cited: tuple[str, ...]  # rule ids of the findings citing a turn in the cell
+    link: int | None  # the cited turn the cell links to (first one in a bucket)
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    cells: tuple[Cell, ...]
+    bucket: int  # turns per cell (1 when every turn has its own cell)
+    counts: tuple[tuple[str, int], ...]  # turns by kind over the whole session
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    path: str
+    reads: int
+    edits: int
+    added: int
+    removed: int
+    shell_written: bool
+    failed_edits: int
+    first_turn: int
+    flagged_by: tuple[tuple[str, str, str], ...]  # (rule id, criterion, category)
+
+
+@dataclass(frozen=True, slots=True)
+class DiffLine:
+    tag: str  # "add", "del", "hunk", "ctx", "note"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiff:
+    path: str
+    net: bool  # True: first state to last state; False: the edits' diffs one after another
+    turns: tuple[int, ...]
+    added: int
+    removed: int
+    lines: tuple[DiffLine, ...]
+    hidden_lines: int  # diff lines not shown (bounds)
+
+
+@dataclass(frozen=True, slots=True)
+class CitedTurn:
+    index: int
+    role: str
+    tool: str | None
+    kind: str
+    meta: str | None
+    timestamp: str | None
+    line: int
+    input_text: str
+    output_text: str
+    output_length: int
+    is_error: bool
+    exit_code: int | None
+    cited_by: tuple[tuple[str, str, str], ...]  # (rule id, criterion, category)
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    strip: Strip
+    setup: Setup
+    timeline: Timeline
+    files: tuple[FileRow, ...]
+    more_files: int
+    diffs: tuple[FileDiff, ...]
+    more_diffs: int
+    appendix: tuple[CitedTurn, ...]
+
+
+def turn_kind(turn: Turn) -> str:
+    """The timeline kind of a turn."""
+    if turn.meta is not None:
+        return "injected"
+    if turn.role is Role.USER:
+        return "user"
+    if turn.role is Role.ASSISTANT:
+        return "assistant"
+    if turn.is_error:
+        return "failed"
+    kind = turn.kind
+    if kind in (ToolKind.READ, ToolKind.SEARCH, ToolKind.LIST):
+        return "read"
+    if kind in (ToolKind.EDIT, ToolKind.WRITE):
+        return "edit"
+    if kind is ToolKind.SHELL:
+        return "shell"
+    return "other"
+
+
+def build(transcript: Transcript, facts: Facts, findings: Iterable[Finding], *,
+          redact_secrets: bool = True) -> Overview:
+    """The whole overview of one graded session (deterministic for the same input)."""
+    findings = tuple(findings)
+    show = (lambda text: redact(text)) if redact_secrets else (lambda text: text)
+    cited = _citations(findings)
+    files, more_files = _files(facts, findings, show)
+    diffs, more_diffs = _diffs(facts, show)
+    return Overview(
+        strip=_strip(transcript, facts, show),
+        setup=_setup(transcript, facts, show),
+        timeline=_timeline(transcript, cited),
+        files=files, more_files=more_files, diffs=diffs, more_diffs=more_diffs,
+        appendix=tuple(_cited_turn(transcript.turns[i - 1], cited[i], show)
+                       for i in sorted(cited) if 1 <= i <= len(transcript.turns)),
+    )
+
+
+def _citations(findings: tuple[Finding, ...]) -> dict[int, tuple[tuple[str, str, str], ...]]:
+    """Turn -> the findings citing it, in the page's finding order."""
+    out: dict[int, list[tuple[str, str, str]]] = {}
+    for f in findings:
+        for e in f.evidence:
+            tags = out.setdefault(e.turn, [])
+            tag = (f.rule_id, f.criterion, f.category)
+            if tag not in tags:
+                tags.append(tag)
+    return {turn: tuple(tags) for turn, tags in out.items()}
+
+
+def _seconds(start: str | None, end: str | None) -> int | None:
+    if not start or not end:
+        return None
+    try:
+        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
+        seconds = (b - a).total_seconds()
+    except (ValueError, TypeError):  # naive vs aware, or not ISO at all
+        return None
+    return int(seconds) if seconds >= 0 else None
+
+
+def _strip(transcript: Transcript, facts: Facts, show) -> Strip:
+    extra = dict(transcript.extra)
+    last = facts.checks[-1] if facts.checks else None
+    return Strip(
+        harness=transcript.harness, model=transcript.model,
+        project=show(transcript.cwd) if transcript.cwd else None,
+        branch=extra.get("branch"), version=extra.get("version"),
+        started_at=transcript.started_at, ended_at=transcript.ended_at,
+        duration_seconds=_seconds(transcript.started_at, transcript.ended_at),
+        turns=len(transcript.turns), user_turns=len(facts.user_turns),
+        assistant_turns=len(facts.assistant_turns), tool_calls=len(facts.tool_turns),
+        failed_calls=len(facts.failures),
+        files_read=len({p for _, p in facts.reads}), files_edited=len(facts.edited_paths),
+        checks=len(facts.checks),
+        last_check_turn=last.turn if last else None,
+        last_check_command=show(_one_line(last.command, 200)) if last else None,
+        last_check_passed=last.passed if last else None,
+    )
+
+
+class _Tally:
+    """Names seen, with how often and the first turn, in first-seen order then sorted."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, list] = {}
+
+    def add(self, name: str, turn: int, detail: str = "") -> None:
+        name = name.strip()
+        if not name:
+            return
+        item = self.items.setdefault(name, [0, turn, detail])
+        item[0] += 1
+
+    def result(self, show) -> tuple[SetupItem, ...]:
+        return tuple(SetupItem(show(name), count, first, show(detail))
+                     for name, (count, first, detail) in sorted(self.items.items(),
+                                                                key=lambda kv: (kv[1][1], kv[0])))
+
+
+def _setup(transcript: Transcript, facts: Facts, show) -> Setup:
+    skills, subagents, mcp, hooks, files, commands = (_Tally() for _ in range(6))
+    for turn in transcript.turns:
+        name = turn.tool_name or ""
+        low = name.lower()
+        args = turn.tool_input or {}
+        if turn.role is Role.TOOL:
+            if low in ("skill", "activate_skill", "load_skill"):
+                skills.add(str(args.get("skill") or args.get("command") or args.get("name") or "?"),
+                           turn.index)
+            elif turn.kind is ToolKind.SUBAGENT:
+                agent = args.get("subagent_type") or args.get("agent_type") or args.get("agent")
+                detail = args.get("description") or ""
+                subagents.add(str(agent or name), turn.index, _one_line(str(detail), 80))
+            if low.startswith("mcp__"):
+                server = name.split("__")[1] if name.count("__") >= 2 else name[5:]
+                mcp.add(server or "?", turn.index)
+            # Hook messages show up at the head of a blocked call's output.
+            _hooks((turn.tool_output or "")[:600], turn.index, hooks)
+            if turn.kind is ToolKind.READ and not turn.is_error:
+                for path in turn.paths:
+                    if posixpath.basename(path.replace("\\", "/")).lower() in INSTRUCTION_FILES:
+                        files.add(relative_path(path, transcript.cwd), turn.index, "read by the agent")
+        elif turn.meta is not None:
+            text = turn.content[:8000]
+            if turn.meta == "hook":
+                hooks.add("UserPromptSubmit", turn.index)
+            _hooks(text, turn.index, hooks)
+            if turn.meta == "command":
+                for match in _COMMAND_NAME.finditer(text):
+                    command = match.group(1)
+                    commands.add(command if command.startswith("/") else "/" + command, turn.index)
+            for match in _CONTENTS_OF.finditer(text):
+                path = match.group(1)
+                if posixpath.basename(path.replace("\\", "/")).lower() in INSTRUCTION_FILES:
+                    files.add(relative_path(path, transcript.cwd), turn.index,
+                              "loaded by the harness")
+    return Setup(skills.result(show), subagents.result(show), mcp.result(show),
+                 hooks.result(show), files.result(show), commands.result(show))
+
+
+def _hooks(text: str, turn: int, tally: _Tally) -> None:
+    if "hook" not in text:
+        return
+    for match in _HOOK.finditer(text):
+        tally.add(match.group(1) + (f":{match.group(2)}" if match.group(2) else ""), turn)
+
+
+def _timeline(transcript: Transcript, cited: dict[int, tuple[tuple[str, str, str], ...]]
+              ) -> Timeline:
+    kinds = [turn_kind(t) for t in transcript.turns]
+    totals = Counter(kinds)
+    n = len(kinds)
+    bucket = 1 if n <= MAX_CELLS else -(-n // MAX_CELLS)
+    cells = []
+    for start in range(1, n + 1, bucket):
+        end = min(n, start + bucket - 1)
+        part = Counter(kinds[start - 1:end])
+        if part.get("failed"):
+            kind = "failed"
+        else:  # the commonest kind; ties go to the legend's order
+            kind = min(part, key=lambda k: (-part[k], KINDS.index(k)))
+        rules: list[str] = []
+        link = None
+        for i in range(start, end + 1):
+            for rule_id, _, _ in cited.get(i, ()):
+                if link is None:
+                    link = i
+                if rule_id not in rules:
+                    rules.append(rule_id)
+        cells.append(Cell(start, end, kind, tuple((k, part[k]) for k in KINDS if part.get(k)),
+                          tuple(rules), link))
+    return Timeline(tuple(cells), bucket, tuple((k, totals[k]) for k in KINDS if totals.get(k)))
+
+
+def _files(facts: Facts, findings: tuple[Finding, ...], show
+           ) -> tuple[tuple[FileRow, ...], int]:
+    cwd = facts.transcript.cwd
+    rows: dict[str, dict] = {}
+
+    def row(path: str, turn: int) -> dict:
+        r = rows.setdefault(path, {"reads": 0, "edits": 0, "added": 0, "removed": 0,
+                                   "shell": False, "failed": 0, "first": turn, "turns": set()})
+        r["first"] = min(r["first"], turn)
+        r["turns"].add(turn)
+        return r
+
+    for turn, path in facts.reads:
+        row(path, turn)["reads"] += 1
+    for record in facts.edits:
+        r = row(record.path, record.turn)
+        r["edits"] += 1
+        r["added"] += record.added
+        r["removed"] += record.removed
+    for turn, path in facts.shell_writes:
+        row(path, turn)["shell"] = True
+    for turn in facts.failed_edits:
+        for path in facts.turn(turn).paths:
+            row(relative_path(path, cwd), turn)["failed"] += 1
+    # A file is flagged by a finding that cites a turn which read or edited it.
+    by_turn: dict[int, list[str]] = {}
+    for path, r in rows.items():
+        for turn in r["turns"]:
+            by_turn.setdefault(turn, []).append(path)
+    flags: dict[str, list[tuple[str, str, str]]] = {}
+    for f in findings:
+        for e in f.evidence:
+            for path in by_turn.get(e.turn, ()):
+                tags = flags.setdefault(path, [])
+                tag = (f.rule_id, f.criterion, f.category)
+                if tag not in tags:
+                    tags.append(tag)
+    ordered = sorted(rows, key=lambda p: (not flags.get(p), not (rows[p]["edits"] or rows[p]["shell"]),
+                                          p))
+    shown = [FileRow(show(p), r["reads"], r["edits"], r["added"], r["removed"], r["shell"],
+                     r["failed"], r["first"], tuple(flags.get(p, ())))
+             for p in ordered[:MAX_FILE_ROWS] for r in (rows[p],)]
+    return tuple(shown), max(0, len(ordered) - MAX_FILE_ROWS)
+
+
+def _diffs(facts: Facts, show) -> tuple[tuple[FileDiff, ...], int]:
+    by_path: dict[str, list] = {}
+    for record in facts.edits:
+        by_path.setdefault(record.path, []).append(record)
+    out: list[FileDiff] = []
+    budget = MAX_DIFF_TOTAL
+    for path in sorted(by_path)[:MAX_DIFF_FILES]:
+        records = by_path[path]
+        first, last = records[0].edit, records[-1].edit
+        before = "" if first.created else first.before
+        after = last.after
+        text, net = None, False
+        if (before is not None and after is not None and not last.deleted
+                and len(before) + len(after) <= MAX_DIFF_SOURCE):
+            text, net = make_diff(path, before, after, created=first.created), True
+        if text is None:
+            text = "".join(r.edit.diff for r in records)
+        raw = text.splitlines()
+        added = sum(1 for x in raw if x.startswith("+") and not x.startswith("+++"))
+        removed = sum(1 for x in raw if x.startswith("-") and not x.startswith("---"))
+        limit = max(0, min(MAX_DIFF_LINES, budget))
+        lines = tuple(_diff_line(x, show) for x in raw[:limit]
+                      if not x.startswith(("--- ", "+++ ")))
+        budget -= min(len(raw), limit)
+        out.append(FileDiff(show(path), net, tuple(r.turn for r in records), added, removed,
+                            lines, max(0, len(raw) - limit)))
+    return tuple(out), max(0, len(by_path) - MAX_DIFF_FILES)
+
+
+def _diff_line(line: str, show) -> DiffLine:
+    tag = {"+": "add", "-": "del", "@": "hunk", "\\": "note"}.get(line[:1], "ctx")
+    if len(line) > MAX_LINE_CHARS:
+        line = line[:MAX_LINE_CHARS] + f" … [{len(line) - MAX_LINE_CHARS} more characters]"
+    return DiffLine(tag, show(line))
+
+
+def _cited_turn(turn: Turn, cited_by: tuple[tuple[str, str, str], ...], show) -> CitedTurn:
+    if turn.role is Role.TOOL:
+        command = turn.command
+        if command:
+            source = command
+        elif turn.tool_input:
+            source = _input_text(turn.tool_input)
+        else:
+            source = ""
+        output = turn.tool_output or ""
+    else:
+        source, output = turn.content, ""
+    return CitedTurn(
+        index=turn.index, role=turn.role.value, tool=turn.tool_name, kind=turn_kind(turn),
+        meta=turn.meta, timestamp=turn.timestamp, line=turn.line,
+        input_text=bounded(source, INPUT_CHARS, show),
+        output_text=bounded(output, OUTPUT_CHARS, show, full_length=turn.output_length),
+        output_length=max(turn.output_length, len(output)), is_error=turn.is_error,
+        exit_code=turn.exit_code, cited_by=cited_by)
+
+
+def _input_text(tool_input) -> str:
+    """A tool's input as `key: value` lines (strings as they are, other values as JSON).
+
+    Short values come first so the path or pattern shows even when a long `content` is cut.
+    """
+    items = []
+    for key in sorted(tool_input, key=str):
+        value = tool_input[key]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+                                                               sort_keys=True, default=str)
+        items.append((len(text) > 120 or "\n" in text, str(key), text))
+    return "\n".join(f"{key}: {text}" for _, key, text in sorted(items, key=lambda i: (i[0], i[1])))
+
+
+def bounded(text: str, limit: int, show=lambda s: s, max_lines: int = EXCERPT_LINES,
+            full_length: int | None = None) -> str:
+    """At most `limit` characters and `max_lines` lines of `text`, redacted, marked when cut.
+
+    Redaction runs on a window a little longer than what is kept, so a secret that straddles
+    the cut is still recognised (and replaced whole) rather than shown in part.
+    """
+    head = text[: limit + 512]
+    window = show(head).rstrip()
+    kept = "\n".join(window.splitlines()[:max_lines])[:limit].rstrip()
+    if len(kept) < len(window) or len(head) < len(text):
+        total = max(full_length or 0, len(text))
+        kept += f"\n[… cut; {total} characters in all]"
+    return kept
+
+
+def _one_line(text: str, limit: int) -> str:
+    folded = " ".join(text.split())
+    return folded if len(folded) <= limit else folded[: limit - 1].rstrip() + "…"
+
+
+def to_json(overview: Overview) -> dict:
+    """The overview's data for report.json (the page's timeline cells and diffs are left out)."""
+    s = overview.strip
+    return {
+        "session": {
+            "harness": s.harness, "model": s.model, "project": s.project, "branch": s.branch,
+            "version": s.version, "duration_seconds": s.duration_seconds, "turns": s.turns,
+            "user_turns": s.user_turns, "assistant_turns": s.assistant_turns,
+            "tool_calls": s.tool_calls, "failed_calls": s.failed_calls,
+            "files_read": s.files_read, "files_edited": s.files_edited, "checks": s.checks,
+            "last_check": None if s.last_check_turn is None else {
+                "turn": s.last_check_turn, "command": s.last_check_command,
+                "passed": s.last_check_passed},
+        },
+        "setup": {key: [{"name": i.name, "count": i.count, "first_turn": i.first_turn,
+                         **({"detail": i.detail} if i.detail else {})} for i in items]
+                  for key, _, items in overview.setup.rows()},
+        "turn_kinds": dict(overview.timeline.counts),
+        "files": [{"path": f.path, "reads": f.reads, "edits": f.edits, "added": f.added,
+                   "removed": f.removed, "shell_written": f.shell_written,
+                   "failed_edits": f.failed_edits,
+                   "flagged_by": [rule for rule, _, _ in f.flagged_by]} for f in overview.files],
+        "more_files": overview.more_files,
+        "cited_turns": [t.index for t in overview.appendix],
+    }

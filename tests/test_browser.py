@@ -1,0 +1,279 @@
+"""The report in a real browser: headless Chromium opens report.html from disk, offline.
+
+Chromium is driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`, stdlib
+only). Every request the page makes is recorded from the Network domain, and the browser is
+started with a resolver and proxy that send any network attempt nowhere, so nothing leaves the
+machine even if the page tried. A control page with an external image proves the recorder
+sees requests, so the "no request" assertion can fail.
+
+Full-page screenshots at desktop width and at 375 px are saved under `test-artifacts/browser/`
+(gitignored) for people to look at. The tests skip only when no Chromium binary exists (CI
+installs Debian's `chromium`, see `.ci/run`).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, ROOT
+from skill_doctor import rubric
+from skill_doctor.decode import decode_file
+from skill_doctor.render import render
+from skill_doctor.report import grade
+
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+SESSION = CORPUS / "claude-code" / "M-Claude_f225835b-3612.jsonl"
+FALLBACK = ROOT / "examples" / "retry-fix.jsonl"
+
+
+def chromium_binary() -> str | None:
+    for name in CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+BINARY = chromium_binary()
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(BINARY is None, reason="no Chromium binary on PATH (chromium, "
+                       "chromium-browser, google-chrome); .ci/run installs Debian's chromium"),
+]
+
+
+class Browser:
+    """A headless Chromium driven over the DevTools pipe (fd 3 in, fd 4 out, NUL-framed JSON)."""
+
+    def __init__(self, binary: str, profile: str):
+        to_chrome_r, self._to_chrome = os.pipe()
+        self._from_chrome, from_chrome_w = os.pipe()
+
+        def wire_pipes() -> None:  # runs in the child: the protocol's fixed descriptors
+            os.dup2(to_chrome_r, 3)
+            os.dup2(from_chrome_w, 4)
+
+        args = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                "--remote-debugging-pipe", f"--user-data-dir={profile}",
+                "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--disable-dev-shm-usage", "--mute-audio",
+                # The network trap: names resolve nowhere and any proxied request hits a
+                # closed port, so a stray load cannot leave the machine.
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
+                "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+                "about:blank"]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, preexec_fn=wire_pipes,
+                                     pass_fds=(3, 4))  # kept open after wire_pipes
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict] = []
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close", timeout=5)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self._to_chrome, self._from_chrome):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def _read_message(self, deadline: float) -> dict:
+        while b"\0" not in self._buffer:
+            if time.monotonic() > deadline:
+                raise TimeoutError("Chromium did not answer in time")
+            chunk = os.read(self._from_chrome, 1 << 20)
+            if not chunk:
+                err = self.proc.stderr.read().decode("utf-8", "replace")[-2000:]
+                raise RuntimeError(f"Chromium closed the DevTools pipe: {err}")
+            self._buffer += chunk
+        raw, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(raw)
+
+    def send(self, method: str, params: dict | None = None, session: str | None = None,
+             timeout: float = 30) -> dict:
+        self._next_id += 1
+        message = {"id": self._next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read_message(deadline)
+            if reply.get("id") == self._next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def wait_for(self, method: str, session: str, timeout: float = 30) -> dict:
+        deadline = time.monotonic() + timeout
+        for event in self.events:
+            if event.get("method") == method and event.get("sessionId") == session:
+                return event
+        while True:
+            event = self._read_message(deadline)
+            self.events.append(event)
+            if event.get("method") == method and event.get("sessionId") == session:
+                return event
+
+    def open(self, url: str, width: int) -> "Page":
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.send("Network.enable", session=session)
+        self.send("Page.enable", session=session)
+        self.send("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 500},
+            session=session)
+        self.send("Page.navigate", {"url": url}, session=session)
+        self.wait_for("Page.loadEventFired", session)
+        return Page(self, target, session)
+
+
+class Page:
+    def __init__(self, browser: Browser, target: str, session: str):
+        self.browser, self.target, self.session = browser, target, session
+
+    def send(self, method: str, params: dict | None = None) -> dict:
+        return self.browser.send(method, params, session=self.session)
+
+    @property
+    def title(self) -> str:
+        return self.browser.send("Target.getTargetInfo", {"targetId": self.target})["targetInfo"]["title"]
+
+    def requests(self) -> list[str]:
+        # A cheap round trip first, so events already queued on the pipe are collected.
+        self.send("Page.getLayoutMetrics")
+        return [e["params"]["request"]["url"] for e in self.browser.events
+                if e.get("sessionId") == self.session
+                and e.get("method") == "Network.requestWillBeSent"]
+
+    def content_size(self) -> tuple[int, int]:
+        size = self.send("Page.getLayoutMetrics")["cssContentSize"]
+        return int(size["width"]), int(size["height"])
+
+    def screenshot(self, path: Path, scale: float = 1.0) -> bytes:
+        width, height = self.content_size()
+        data = self.send("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": scale}})["data"]
+        png = base64.b64decode(data)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(png)
+        return png
+
+
+def png_pixels(png: bytes) -> tuple[int, int, list[bytes]]:
+    """Width, height and rows of RGB(A) bytes of an 8-bit, non-interlaced PNG (stdlib only)."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, header = 8, b"", None
+    while pos < len(png):
+        length, kind = struct.unpack(">I4s", png[pos:pos + 8])
+        body = png[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    assert depth == 8 and interlace == 0 and colour in (2, 6)
+    bpp = 3 if colour == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, [bytes(r[i:i + 3]) for r in rows for i in range(0, stride, bpp)]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    profile = tempfile.mkdtemp(prefix="skill-doctor-chromium-")
+    b = Browser(BINARY, profile)
+    try:
+        b.send("Browser.getVersion", timeout=60)
+    except Exception as exc:  # the binary is there but cannot run: that is a failure, not a skip
+        b.close()
+        shutil.rmtree(profile, ignore_errors=True)
+        pytest.fail(f"{BINARY} is installed but could not start: {exc}")
+    yield b
+    b.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory):
+    session = SESSION if SESSION.is_file() else FALLBACK
+    report = grade(decode_file(session), rubric.load(), "2026-01-01T00:00:00Z")
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    path.write_text(render(report), encoding="utf-8")
+    return report, path
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_report_renders_offline_in_chromium(browser, report_file, width):
+    report, path = report_file
+    url = path.as_uri()
+    page = browser.open(url, width)
+    assert page.title == f"Skill Doctor Report — {report.session_id}"
+    # The only load is the report itself: no fonts, images, styles or anything on the network.
+    assert page.requests() == [url]
+
+    page_width, page_height = page.content_size()
+    assert page_width <= width, f"the page scrolls sideways at {width} px ({page_width} px wide)"
+    assert page_height > 1500  # every section laid out, not a blank or collapsed page
+    page.screenshot(ARTIFACTS / f"report-{width}.png")
+
+    # Non-blank: a scaled-down copy of the whole page has ink, and more than one colour of it.
+    w, h, pixels = png_pixels(page.screenshot(None, scale=0.125))
+    inked = [p for p in pixels if min(p) < 200]
+    assert w > 0 and h > 0 and len(inked) > 0.02 * len(pixels)
+    assert len({p for p in inked if max(p) - min(p) > 60}) > 3  # coloured bars and timeline
+
+
+def test_the_request_recorder_sees_a_page_that_loads_something(browser, tmp_path):
+    control = tmp_path / "control.html"
+    control.write_text('<!doctype html><title>control</title>'
+                       '<img src="http://example.invalid/pixel.png" alt="">', encoding="utf-8")
+    page = browser.open(control.as_uri(), 800)
+    assert page.title == "control"
+    assert "http://example.invalid/pixel.png" in page.requests()
