@@ -132,10 +132,63 @@ def parse_search_replace(text: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in _SEARCH_REPLACE.finditer(text)]
 
 
+_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def _scan_counts(diff: str) -> tuple[int, int] | None:
+    """(added, removed) by walking the hunks, or None when a hunk disagrees with its header.
+
+    Diffs built by difflib or from structured patches are well formed, and this walk is many
+    times faster than a full parse; anything irregular goes to unidiff instead.
+    """
+    added = removed = 0
+    old_left = new_left = 0
+    for line in diff.split("\n"):
+        if old_left > 0 or new_left > 0:
+            tag = line[:1]
+            if tag == "+":
+                added += 1
+                new_left -= 1
+            elif tag == "-":
+                removed += 1
+                old_left -= 1
+            elif tag == " " or line == "":
+                old_left -= 1
+                new_left -= 1
+            elif tag == "\\":
+                continue
+            else:
+                return None
+            if old_left < 0 or new_left < 0:
+                return None
+            continue
+        if line.startswith("@@"):
+            match = _HUNK.match(line)
+            if match is None:
+                return None
+            old_left = int(match.group(1) or 1)
+            new_left = int(match.group(2) or 1)
+        elif line.startswith(("---", "+++", "diff ", "index ", "new file", "deleted file",
+                              "similarity", "rename ", "old mode", "new mode", "\\")) or not line:
+            continue
+        else:
+            return None
+    if old_left > 0 or new_left > 0:
+        return None
+    return added, removed
+
+
 def count_changes(diff: str) -> tuple[int, int]:
-    """(added, removed) lines of a unified diff, measured with unidiff; (0, 0) if unparsable."""
+    """(added, removed) lines of a unified diff; (0, 0) if it cannot be read at all.
+
+    Well-formed diffs are counted by a direct walk of their hunks; any other text is parsed
+    with unidiff, whose lenient fallback counts +/- lines.
+    """
     if not diff:
         return 0, 0
+    counted = _scan_counts(diff)
+    if counted is not None:
+        return counted
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 

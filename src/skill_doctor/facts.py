@@ -8,6 +8,7 @@ rule works the same for every harness.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass
@@ -145,11 +146,23 @@ def is_doc_file(path: str) -> bool:
                                                                        "changelog", "notice")
 
 
+# Any check at all: one search rejects the many commands that are none before the
+# per-kind patterns (tried in priority order) run.
+_ANY_CHECK = re.compile("|".join(f"(?:{p.pattern})" for _, p in _CHECK_PATTERNS))
+
+
+@functools.lru_cache(maxsize=8192)
 def classify_check(command: str) -> str | None:
     """The kind of check a command is (test, typecheck, lint, build, run), or None."""
+    if not _ANY_CHECK.search(command):
+        return _run_kind(command)
     for kind, pattern in _CHECK_PATTERNS:
         if pattern.search(command):
             return kind
+    return _run_kind(command)
+
+
+def _run_kind(command: str) -> str | None:
     stripped = command.strip()
     if stripped.startswith("cd ") and "&&" in stripped:
         stripped = stripped.split("&&", 1)[1].strip()
