@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from .. import tools
 from ..model import ParseProblem, Role, ToolKind, Transcript, Turn
-from ..text import OUTPUT_CHARS, clip, clip_small
+from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_small
 
 _LIST_ITEMS = 64  # items kept of a list inside a tool input
 _COMMAND_KEYS = ("command", "cmd")
@@ -30,6 +30,9 @@ def compact(value: Any, key: str | None = None, depth: int = 0) -> Any:
     if depth > 8:
         return "[...]"
     if isinstance(value, Mapping):
+        if all(type(v) is not str or len(v) <= SMALL_CHARS for v in value.values()) and not any(
+                isinstance(v, (Mapping, list, tuple)) for v in value.values()):
+            return value  # the common case: a few short scalars, nothing to bound
         return {str(k): compact(v, str(k), depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         items = [compact(v, key, depth + 1) for v in value[:_LIST_ITEMS]]

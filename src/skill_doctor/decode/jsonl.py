@@ -18,6 +18,8 @@ except ImportError:  # pragma: no cover - exercised only where orjson is absent
 from .builder import TranscriptBuilder
 
 _DECODE_ERRORS = (ValueError, RecursionError, TypeError)
+# Valid UTF-8 JSON, nothing else (orjson when present: it rejects invalid UTF-8 itself).
+_strict_loads = _orjson.loads if _orjson is not None else json.loads
 
 
 def loads(data: bytes | str) -> Any:
@@ -45,15 +47,19 @@ def iter_records(stream: BinaryIO, builder: TranscriptBuilder) -> Iterator[tuple
         if not raw.strip():
             continue
         try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError:
-            non_utf8 += 1
-        try:
-            record = loads(raw)
+            record = _strict_loads(raw)
         except _DECODE_ERRORS:
-            invalid += 1
-            last_bad_line = lineno
-            continue
+            # The slow path only for lines the strict parser refused: were the bytes UTF-8?
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                non_utf8 += 1
+            try:
+                record = loads(raw)
+            except _DECODE_ERRORS:
+                invalid += 1
+                last_bad_line = lineno
+                continue
         if not isinstance(record, dict):
             not_objects += 1
             continue
