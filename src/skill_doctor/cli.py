@@ -22,12 +22,14 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_WRITE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 def say(text: str, *, err: bool = False, redact_secrets: bool = False) -> None:
     """Print one line without ever failing on it: text from a hostile transcript may hold lone
-    surrogates or characters the terminal's encoding lacks (replaced), and a hook may have
-    closed the stream (ignored: the report is already on disk)."""
+    surrogates or characters the terminal's encoding lacks (replaced), escape sequences (shown,
+    not obeyed), and a hook may have closed the stream (ignored: the report is on disk)."""
+    from .redact import redact, visible_controls
+
     stream = sys.stderr if err else sys.stdout
     if redact_secrets:
-        from .redact import redact
         text = redact(text)
+    text = visible_controls(text)  # no terminal escape sequence or bidi override gets through
     encoding = getattr(stream, "encoding", None) or "utf-8"
     try:
         stream.write(text.encode(encoding, errors="replace").decode(encoding) + "\n")

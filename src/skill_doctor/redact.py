@@ -103,3 +103,16 @@ def redact(text: str, home: str | None = None) -> str:
 def kinds() -> tuple[str, ...]:
     """The marker names, for documentation and tests."""
     return tuple(dict.fromkeys(name for name, _ in _PATTERNS))
+
+
+# Characters that change how text around them is shown: bidirectional overrides and isolates
+# (a file name can read backwards), terminal escape sequences, and C0/C1 controls that are not
+# layout. Each becomes a visible `[U+XXXX]` (no markup characters, so it is also safe to apply
+# to a rendered HTML page), so nothing is hidden or reordered.
+_CONTROLS = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f"
+                       "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible_controls(text: str) -> str:
+    """`text` with bidi controls and non-layout control characters shown as `[U+XXXX]`."""
+    return _CONTROLS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)

@@ -106,8 +106,12 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     subagent_file: bool | None = None
     for lineno, rec in iter_records(stream, b):
         kind = rec.get("type")
-        if b.session_id is None and isinstance(rec.get("sessionId") or rec.get("session_id"), str):
-            b.session_id = rec.get("sessionId") or rec.get("session_id")
+        if not isinstance(kind, str):  # hostile or damaged line: a list here is unhashable
+            kind = None
+        if b.session_id is None:
+            sid = rec.get("sessionId") or rec.get("session_id")
+            if isinstance(sid, str):
+                b.session_id = sid
         if b.cwd is None and isinstance(rec.get("cwd"), str):
             b.cwd = rec["cwd"]
         if isinstance(rec.get("version"), str):

@@ -5,6 +5,8 @@ last line, non-UTF-8 bytes, absurd nesting and oversized lines are skipped or re
 counted, never fatal: the counts become notes on the report.
 
 Hostile input guards (each has a test in tests/test_hostile_inputs.py):
+- lone surrogates and invalid UTF-8: lines orjson refuses are re-read by the standard library
+  (bytes repaired, surrogates kept; every writer encodes with replacement);
 - nesting: orjson recurses on the C stack without a depth limit of its own in the versions we
   meet (3.8 crashes the process on ~70,000 nested objects, far fewer on a thread's stack), so a
   document with many brackets goes to the standard library, whose parser stops at the
@@ -70,19 +72,22 @@ def _stdlib_loads(data: bytes | str) -> Any:
 def loads(data: bytes | str) -> Any:
     """Parse one JSON document; bytes that are not UTF-8 are decoded with replacement.
 
-    Raises ValueError (or RecursionError) for anything that is not JSON or nests too deeply.
+    Raises ValueError (TooDeep for nesting past MAX_DEPTH) or RecursionError for anything that
+    is not JSON or nests too deeply.
     """
-    if _orjson is None or _openers(data) > _ORJSON_MAX_OPENERS:
+    openers = _openers(data)
+    if _orjson is None or openers > _ORJSON_MAX_OPENERS:
         return _stdlib_loads(data)
     try:
-        return _orjson.loads(data)
+        value = _orjson.loads(data)
     except _orjson.JSONDecodeError:
-        if isinstance(data, bytes):
-            # orjson refuses invalid UTF-8; retry on a repaired string before giving up.
-            text = data.decode("utf-8", errors="replace")
-            if text.encode("utf-8", errors="surrogatepass") != data:
-                return _orjson.loads(text)
-        raise
+        # orjson refuses invalid UTF-8 and escaped lone surrogates ("\ud83d", which JavaScript
+        # writes when it cuts a string inside an emoji); the standard library reads both, with
+        # the bytes repaired. Only lines orjson refused pay for the second parse.
+        return _stdlib_loads(data)
+    if openers > MAX_DEPTH:  # fewer brackets than that cannot nest deeper; skip the walk
+        _check_depth(value)
+    return value
 
 
 def _lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
@@ -123,7 +128,7 @@ def iter_records(stream: BinaryIO, builder: TranscriptBuilder) -> Iterator[tuple
             continue
         try:
             record = loads(raw)
-        except TooDeep:
+        except (TooDeep, RecursionError):
             too_deep += 1
             last_bad_line = lineno
             continue
