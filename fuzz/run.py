@@ -7,7 +7,7 @@ applies 1-4 random mutations (truncation, dropped/duplicated/swapped lines, flip
 fields removed/retyped/replaced by huge or deeply nested values), and runs decode -> grade ->
 render -> JSON, once sniffed and once forced through each registered decoder. A failure is an
 exception, an invalid status or the decoder safety net firing; failing inputs are saved under
-fuzz/failures/ (git-ignored) and the figures are printed at the end. Deterministic for a seed.
+fuzz/failures/ (ignored by git) and the figures are printed at the end. Deterministic for a seed.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import fuzzkit
 
-settings.register_profile("ci", derandomize=True, deadline=None, max_examples=40,
+settings.register_profile("ci", derandomize=True, deadline=None, max_examples=25,
                           suppress_health_check=[HealthCheck.too_slow,
                                                  HealthCheck.function_scoped_fixture])
 settings.load_profile("ci")
@@ -69,7 +69,7 @@ def test_json_lines_of_any_shape(harness, records):
 
 @pytest.mark.parametrize("seed", SEEDS, ids=lambda p: f"{p.parent.name}/{p.name}")
 @given(rng_seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3))
-@settings(max_examples=8)
+@settings(max_examples=5)
 def test_mutated_real_sessions(seed, rng_seed, rounds):
     data, _ = fuzzkit.mutate(fuzzkit.read_seed(seed), random.Random(rng_seed), rounds)
     for harness in HARNESSES:

@@ -64,6 +64,7 @@ def finishes(fn, seconds: float = 20.0):
 
 # -- where the transcript is --------------------------------------------------------------
 
+@pytest.mark.slow
 def test_folder_of_ten_thousand_files_picks_the_newest_transcript(tmp_path, capsys):
     folder = tmp_path / "many"
     folder.mkdir()
@@ -161,6 +162,7 @@ def test_file_without_read_permission(tmp_path):
 
 # -- what the transcript holds ------------------------------------------------------------
 
+@pytest.mark.slow
 def test_fifty_megabyte_single_line_is_read_and_clipped(tmp_path):
     session = tmp_path / "big.jsonl"
     lines = claude_jsonl(TWO_TURNS).splitlines(keepends=True)

@@ -48,9 +48,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)
     ("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
     ("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
     ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    # With a scheme anything goes; without one the value must hold a digit, so prose such as
+    # "Authorization: required" stays.
     ("authorization-header",
-     r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?"
+     r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+"
      r"(?P<s>(?!\[redacted)[^\s\"'`]{8,})"),
+    ("authorization-header",
+     r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
+     r"(?P<s>(?!\[redacted)(?![a-z]+\s)(?=[^\s\"'`]*\d)[^\s\"'`]{8,})"),
     ("url-credentials", r"(?i)\b[a-z][a-z0-9+.\-]*://(?P<s>[^/\s:@\"'<>]+:[^/\s@\"'<>]+)@"),
     ("secret-assignment", rf"(?i)(?<![A-Za-z0-9])(?:{_KEY})[\"']?\s*[:=]\s*[\"']?{_VALUE}"),
     ("secret-flag", r"(?i)--(?:password|token|api-key|secret)[ =][\"']?" + _VALUE),
