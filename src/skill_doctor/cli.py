@@ -20,6 +20,24 @@ from .errors import SkillDoctorError, UsageError
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_WRITE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
+def say(text: str, *, err: bool = False, redact_secrets: bool = False) -> None:
+    """Print one line without ever failing on it: text from a hostile transcript may hold lone
+    surrogates or characters the terminal's encoding lacks (replaced), escape sequences (shown,
+    not obeyed), and a hook may have closed the stream (ignored: the report is on disk)."""
+    from .redact import redact, visible_controls
+
+    stream = sys.stderr if err else sys.stdout
+    if redact_secrets:
+        text = redact(text)
+    text = visible_controls(text)  # no terminal escape sequence or bidi override gets through
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        stream.write(text.encode(encoding, errors="replace").decode(encoding) + "\n")
+        stream.flush()
+    except (OSError, ValueError):  # BrokenPipeError, or a closed stream
+        pass
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skill-doctor",
@@ -104,7 +122,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     located = locate(args.path, cwd, os.environ, Path.home())
     redact_secrets = not args.no_redact
     if located.path is None:
-        report = no_history(rubric, generated_at, located.reason)
+        report = no_history(rubric, generated_at, located.reason,
+                            redact_secrets=redact_secrets)
     else:
         transcript = decode_file(located.path, harness=args.harness)
         report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
@@ -112,21 +131,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     write_report(target, files, force=args.force)
 
     shown = os.path.relpath(target / "report.html", cwd)
-    print(f"Report written to {shown if shown.startswith('.') else './' + shown}")
+    say(f"Report written to {shown if shown.startswith('.') else './' + shown}")
     if report.status != "ok" and report.message:
-        print(report.message)
+        say(report.message, redact_secrets=redact_secrets)
     for scale in report.scores.scales():
         label = "Efficiency" if scale.name == "efficiency" else "Code quality"
         if scale.score is None:
-            print(f"{label}: N/A" + (f" ({scale.reason.removeprefix('N/A: ')})" if scale.reason else ""))
+            say(f"{label}: N/A" + (f" ({scale.reason.removeprefix('N/A: ')})" if scale.reason else ""))
         else:
-            print(f"{label}: {scale.score}/10")
+            say(f"{label}: {scale.score}/10")
     for f in report.findings:
         turns = ", ".join(str(e.turn) for e in f.evidence)
-        print(f"  {f.rule_id} {f.rule_name} {f.score}/{f.max}: {f.message}"
-              + (f" (turns {turns})" if turns else ""))
+        say(f"  {f.rule_id} {f.rule_name} {f.score}/{f.max}: {f.message}"
+            + (f" (turns {turns})" if turns else ""))
     if report.findings:
-        print(f"{len(report.findings)} finding(s); top suggestion: {report.suggestions[0].text}")
+        say(f"{len(report.findings)} finding(s); top suggestion: {report.suggestions[0].text}")
     return EXIT_OK
 
 
@@ -213,14 +232,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_sessions(args)
         raise UsageError(f"unknown command {args.command}")
     except SkillDoctorError as exc:
-        print(f"skill-doctor: error: {exc}", file=sys.stderr)
+        say(f"skill-doctor: error: {_one_line(exc)}", err=True)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("skill-doctor: interrupted", file=sys.stderr)
+        say("skill-doctor: interrupted", err=True)
         return 130
     except Exception as exc:  # never a traceback for the user; one line and a distinct code
         if os.environ.get("SKILL_DOCTOR_DEBUG"):
             raise
-        print(f"skill-doctor: internal error: {type(exc).__name__}: {exc} "
-              f"(set SKILL_DOCTOR_DEBUG=1 for details)", file=sys.stderr)
+        # The message may quote transcript text: redacted, whatever --no-redact says.
+        say(f"skill-doctor: internal error: {type(exc).__name__}: {_one_line(exc)[:300]} "
+            f"(set SKILL_DOCTOR_DEBUG=1 for details)", err=True, redact_secrets=True)
         return EXIT_INTERNAL
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error message on one line, however many lines a path or OS message holds."""
+    return " ".join(str(exc).split())

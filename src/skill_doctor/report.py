@@ -9,7 +9,7 @@ of the same `Report` (render.py).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import __version__, facts as facts_mod
@@ -49,15 +49,29 @@ class Report:
         return os.path.splitext(os.path.basename(t.source))[0] or "session"
 
 
-def no_history(rubric: Rubric, generated_at: str, detail: str | None = None) -> Report:
+def no_history(rubric: Rubric, generated_at: str, detail: str | None = None, *,
+               redact_secrets: bool = True) -> Report:
     message = NO_HISTORY + (f": {detail}" if detail else "")
+    if redact_secrets:
+        message = redact(message)
     return Report("no_history", message, None, unscored(rubric, f"N/A: {NO_HISTORY.lower()}"),
-                  (), (), generated_at)
+                  (), (), generated_at, redacted=redact_secrets)
 
 
 def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
           redact_secrets: bool = True) -> Report:
-    """Grade one decoded transcript; never raises for odd sessions (they get a status)."""
+    """Grade one decoded transcript; never raises for odd sessions (they get a status).
+
+    With `redact_secrets` (the default) every transcript-derived string the report carries
+    outside the turns themselves is redacted here, once, so no view can leak it; turn text
+    reaches a view only through `findings.turn_excerpt`, which redacts too.
+    """
+    report = _grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
+    return scrubbed(report) if redact_secrets else report
+
+
+def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
+           redact_secrets: bool) -> Report:
     real = transcript.real_turns
     problem = transcript.problem
     if problem is not None and (transcript.not_a_transcript or len(real) < MIN_TURNS):
@@ -85,6 +99,39 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
                   facts, redacted=redact_secrets,
                   overview=build_overview(transcript, facts, findings,
                                           redact_secrets=redact_secrets))
+
+
+def scrubbed(report: Report) -> Report:
+    """The report with secrets redacted and the home folder shown as `~` in its message, the
+    transcript's metadata (source, session id, cwd, notes, parse problem) and every measurement
+    summary and evidence note. Turns are left as decoded (they feed no view directly)."""
+    def r(text: str | None) -> str | None:
+        return redact(text) if text else text
+
+    t = report.transcript
+    if t is not None:
+        problem = t.problem
+        if problem is not None:
+            problem = replace(problem, message=r(problem.message), context=r(problem.context))
+        t = replace(t, source=r(t.source), session_id=r(t.session_id), cwd=r(t.cwd),
+                    notes=tuple(r(n) for n in t.notes), problem=problem,
+                    extra=tuple((k, r(v)) for k, v in t.extra))
+
+    def scale(s):
+        criteria = []
+        for c in s.criteria:
+            m = c.measurement
+            if m is not None:
+                m = replace(m, summary=r(m.summary),
+                            evidence=tuple(replace(e, note=r(e.note)) for e in m.evidence))
+            criteria.append(replace(c, measurement=m, reason=r(c.reason)))
+        return replace(s, criteria=tuple(criteria), reason=r(s.reason))
+
+    scores = replace(report.scores, efficiency=scale(report.scores.efficiency),
+                     code_quality=scale(report.scores.code_quality))
+    findings = tuple(replace(f, message=r(f.message)) for f in report.findings)
+    return replace(report, message=r(report.message), transcript=t, scores=scores,
+                   findings=findings, redacted=True)
 
 
 def _number(value: float | None) -> float | int | None:

@@ -42,8 +42,12 @@ def write_report(target: Path, files: Mapping[str, str], *, force: bool = False)
                              f"refusing to replace it")
     parent = target.parent
     tmp: Path | None = None
+    created: list[Path] = []  # parent folders made here, removed again if the write fails
     try:
-        parent.mkdir(parents=True, exist_ok=True)
+        missing = [d for d in (parent, *parent.parents) if not d.exists()]
+        for folder in reversed(missing):
+            folder.mkdir()
+            created.append(folder)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
         for name, text in sorted(files.items()):
             # Lone surrogates from hostile transcripts cannot be encoded; replace, never crash.
@@ -54,20 +58,38 @@ def write_report(target: Path, files: Mapping[str, str], *, force: bool = False)
                 os.fsync(fh.fileno())
         os.chmod(tmp, 0o755)
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
-            os.rename(target, old / "report")
-            os.rename(tmp, target)
-            shutil.rmtree(old, ignore_errors=True)
+            _swap(tmp, target)
         else:
             os.rename(tmp, target)
         tmp = None
+        created.clear()
     except OSError as exc:
         raise OutputError(f"cannot write the report to {target}: "
                           f"{exc.strerror or exc}") from None
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+        for folder in reversed(created):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
     return target
+
+
+def _swap(new: Path, target: Path) -> None:
+    """Replace the earlier report `target` by `new`; on failure the earlier report stays."""
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+    try:
+        os.rename(target, old / "report")
+        try:
+            os.rename(new, target)
+        except OSError:
+            os.rename(old / "report", target)  # put the earlier report back
+            raise
+    finally:
+        if target.is_dir():  # never delete the only copy of the earlier report
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def dump_json(data: object) -> str:

@@ -134,8 +134,12 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     records = _web_records(stream, b) if web_export else iter_records(stream, b)
     for lineno, rec in records:
         kind = rec.get("type")
-        if b.session_id is None and isinstance(rec.get("sessionId") or rec.get("session_id"), str):
-            b.session_id = rec.get("sessionId") or rec.get("session_id")
+        if not isinstance(kind, str):  # hostile or damaged line: a list here is unhashable
+            kind = None
+        if b.session_id is None:
+            sid = rec.get("sessionId") or rec.get("session_id")
+            if isinstance(sid, str):
+                b.session_id = sid
         if b.cwd is None and isinstance(rec.get("cwd"), str):
             b.cwd = rec["cwd"]
         if isinstance(rec.get("version"), str):

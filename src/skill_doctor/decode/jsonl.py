@@ -1,8 +1,19 @@
 """Streaming, fault-tolerant reading of JSON Lines and whole-JSON files.
 
 A session file is read line by line (never whole into memory). Invalid JSON lines, a truncated
-last line, non-UTF-8 bytes and absurd nesting are skipped and counted, never fatal: the counts
-become notes on the report.
+last line, non-UTF-8 bytes, absurd nesting and oversized lines are skipped or repaired and
+counted, never fatal: the counts become notes on the report.
+
+Hostile input guards (each has a test in tests/test_hostile_inputs.py):
+- lone surrogates and invalid UTF-8: lines orjson refuses are re-read by the standard library
+  (bytes repaired, surrogates kept; every writer encodes with replacement);
+- nesting: orjson recurses on the C stack without a depth limit of its own in the versions we
+  meet (3.8 crashes the process between 50,000 and 100,000 nested objects on the main thread,
+  at 3,000 on a 256 KiB thread stack), so a document with many brackets goes to the standard
+  library, whose parser stops at the interpreter's recursion limit, and anything nested deeper
+  than `MAX_DEPTH` is refused;
+- size: a line longer than `MAX_LINE_BYTES` is skipped without being held in memory, and a
+  whole-JSON file larger than `MAX_DOCUMENT_BYTES` is refused.
 """
 
 from __future__ import annotations
@@ -18,48 +29,124 @@ except ImportError:  # pragma: no cover - exercised only where orjson is absent
 from .builder import TranscriptBuilder
 
 _DECODE_ERRORS = (ValueError, RecursionError, TypeError)
-# Valid UTF-8 JSON, nothing else (orjson when present: it rejects invalid UTF-8 itself).
-_strict_loads = _orjson.loads if _orjson is not None else json.loads
+
+MAX_DEPTH = 512  # deeper than any real session; keeps every later recursive walk safe
+# orjson sees a document only when it has at most this many opening brackets (so its nesting
+# cannot exceed it); more brackets, which real lines rarely have, take the guarded path.
+_ORJSON_MAX_OPENERS = 1024
+MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+class TooDeep(ValueError):
+    """A JSON document nested deeper than MAX_DEPTH."""
+
+
+def _openers(data: bytes | str) -> int:
+    if isinstance(data, str):
+        return data.count("{") + data.count("[")
+    return data.count(b"{") + data.count(b"[")
+
+
+def _check_depth(value: Any) -> None:
+    """Raise TooDeep when `value` nests deeper than MAX_DEPTH (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise TooDeep(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+
+
+def _stdlib_loads(data: bytes | str) -> Any:
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", errors="replace")
+    value = json.loads(data)
+    _check_depth(value)
+    return value
+
+
+def parse(data: bytes | str) -> tuple[Any, bool]:
+    """(value, whether orjson read it). orjson rejects invalid UTF-8, so a line it read needs
+    no second look at its bytes.
+
+    Raises ValueError (TooDeep for nesting past MAX_DEPTH) or RecursionError for anything that
+    is not JSON or nests too deeply.
+    """
+    openers = _openers(data)
+    if _orjson is None or openers > _ORJSON_MAX_OPENERS:
+        return _stdlib_loads(data), False
+    try:
+        value = _orjson.loads(data)
+    except _orjson.JSONDecodeError:
+        # orjson refuses invalid UTF-8 and escaped lone surrogates ("\ud83d", which JavaScript
+        # writes when it cuts a string inside an emoji); the standard library reads both, with
+        # the bytes repaired. Only lines orjson refused pay for the second parse.
+        return _stdlib_loads(data), False
+    if openers > MAX_DEPTH:  # fewer brackets than that cannot nest deeper; skip the walk
+        _check_depth(value)
+    return value, True
 
 
 def loads(data: bytes | str) -> Any:
     """Parse one JSON document; bytes that are not UTF-8 are decoded with replacement."""
-    if _orjson is not None:
-        try:
-            return _orjson.loads(data)
-        except _orjson.JSONDecodeError:
-            if isinstance(data, bytes):
-                # orjson refuses invalid UTF-8; retry on a repaired string before giving up.
-                text = data.decode("utf-8", errors="replace")
-                if text.encode("utf-8") != data:
-                    return _orjson.loads(text)
-            raise
-    if isinstance(data, bytes):
-        data = data.decode("utf-8", errors="replace")
-    return json.loads(data)
+    return parse(data)[0]
+
+
+def _lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """The stream's lines; None stands for a line longer than `limit`, which is read past in
+    chunks and never held whole."""
+    while True:
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            while True:  # drop the rest of this line
+                chunk = stream.readline(_CHUNK)
+                if not chunk or chunk.endswith(b"\n"):
+                    break
+            yield None
+            continue
+        yield raw
+
+
+def _valid_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def iter_records(stream: BinaryIO, builder: TranscriptBuilder) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for every JSON-object line; count and note the rest."""
-    invalid = non_utf8 = not_objects = 0
+    invalid = non_utf8 = not_objects = too_deep = too_long = 0
     last_bad_line = 0
-    for lineno, raw in enumerate(stream, start=1):
+    for lineno, raw in enumerate(_lines(stream, MAX_LINE_BYTES), start=1):
+        if raw is None:
+            too_long += 1
+            last_bad_line = lineno
+            continue
         if not raw.strip():
             continue
         try:
-            record = _strict_loads(raw)
+            record, utf8_checked = parse(raw)
+        except (TooDeep, RecursionError):
+            too_deep += 1
+            last_bad_line = lineno
+            continue
         except _DECODE_ERRORS:
-            # The slow path only for lines the strict parser refused: were the bytes UTF-8?
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError:
-                non_utf8 += 1
-            try:
-                record = loads(raw)
-            except _DECODE_ERRORS:
-                invalid += 1
-                last_bad_line = lineno
-                continue
+            invalid += 1
+            last_bad_line = lineno
+            continue
+        # Checked after parsing, only where orjson did not already validate the bytes and the
+        # line holds non-ASCII bytes, so a large line is not decoded a second time to count it.
+        if not utf8_checked and not raw.isascii() and not _valid_utf8(raw):
+            non_utf8 += 1
         if not isinstance(record, dict):
             not_objects += 1
             continue
@@ -68,6 +155,13 @@ def iter_records(stream: BinaryIO, builder: TranscriptBuilder) -> Iterator[tuple
         builder.note(f"{invalid} line(s) were not valid JSON and were skipped"
                      f" (last at line {last_bad_line})")
         builder.skip("invalid-json", invalid)
+    if too_deep:
+        builder.note(f"{too_deep} line(s) nested deeper than {MAX_DEPTH} levels were skipped")
+        builder.skip("too-deep", too_deep)
+    if too_long:
+        builder.note(f"{too_long} line(s) longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB "
+                     f"were skipped")
+        builder.skip("too-long", too_long)
     if non_utf8:
         builder.note(f"{non_utf8} line(s) held bytes that are not UTF-8 (replaced)")
     if not_objects:
@@ -75,8 +169,11 @@ def iter_records(stream: BinaryIO, builder: TranscriptBuilder) -> Iterator[tuple
 
 
 def read_json(stream: BinaryIO) -> Any:
-    """A whole-JSON file (a chat export, a trajectory). Raises ValueError when it is not JSON."""
-    data = stream.read()
+    """A whole-JSON file (a chat export, a trajectory). Raises ValueError when it is not JSON,
+    nests too deeply or is larger than MAX_DOCUMENT_BYTES."""
+    data = stream.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise ValueError(f"larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
     try:
         return loads(data)
     except _DECODE_ERRORS as exc:

@@ -90,8 +90,10 @@ def _header(b: TranscriptBuilder, rec: dict) -> None:
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
+    if not isinstance(content, list):
+        return ""  # a retyped or missing field: no text, never a crash
     parts = []
-    for block in content or ():
+    for block in content:
         if isinstance(block, dict):
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 parts.append(block["text"])

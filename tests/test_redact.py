@@ -1,0 +1,186 @@
+"""Secrets never reach a report or the terminal unless --no-redact says so.
+
+Positive samples must become the typed marker; negative samples (text that looks a little like a
+secret) must come through unchanged. Then the whole pipeline: a session full of secrets gives a
+report.html, report.json and stdout without any of them, and the home folder shown as `~`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from sessionkit import claude_jsonl
+from skill_doctor.cli import main
+from skill_doctor.redact import fold_home, kinds, redact
+
+GH = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+POSITIVE = [
+    ("anthropic-key", "key sk-ant-api03-" + "Ab3_" * 10),
+    ("openai-key", "OPENAI sk-proj-" + "x9Y8z7W6v5U4t3S2r1Q0" * 2),
+    ("github-token", f"token {GH}"),
+    ("github-token", "github_pat_11ABCDEFG0" + "abcdefghij" * 5),
+    ("gitlab-token", "glpat-" + "abcdefghij0123456789"),
+    ("slack-token", "xoxb-1234567890-0987654321-AbCdEfGhIjKl"),
+    ("slack-webhook", "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"),
+    ("aws-access-key", "AKIAIOSFODNN7EXAMPLE"),
+    ("google-api-key", "AIzaSyA-1234567890abcdefghijklmnopqrstu"),
+    ("stripe-key", "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"),
+    ("huggingface-token", "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH"),
+    ("npm-token", "npm_" + "abcdefghijklmnopqrstuvwxyz0123456789"),
+    ("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    ("private-key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAK\n-----END RSA PRIVATE KEY-----"),
+    ("private-key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA (cut off"),
+    ("authorization-header", 'curl -H "Authorization: Bearer abcdef0123456789" https://api'),
+    ("authorization-header", '{"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}'),
+    ("url-credentials", "git clone https://alice:s3cretpw@example.com/repo.git"),
+    ("url-credentials", "postgres://app:hunter2hunter@db:5432/main"),
+    ("secret-assignment", "password=hunter22"),
+    ("secret-assignment", 'DB_PASSWORD="correct-horse"'),
+    ("secret-assignment", "export MY_API_TOKEN=abc123def456"),
+    ("secret-assignment", "CLIENT_SECRET=zyxwvut987"),
+    ("secret-assignment", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    ("secret-assignment", '{"api_key": "live-0123456789"}'),
+    ("secret-assignment", "mysql --password=topsecret1 -u root"),
+]
+
+NEGATIVE = [
+    "token count 5",
+    "the password policy requires twelve characters",
+    "max_tokens=4096",
+    "MAX_TOKEN=4096",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+    "session 123e4567-e89b-12d3-a456-426614174000",
+    "SGVsbG8sIHdvcmxkISBUaGlzIGlzIGp1c3QgYSBzZW50ZW5jZS4=",  # base64 of plain text
+    "password = getpass()",
+    "tokens = tokenize(text)",
+    "tokenizer: bert-base-uncased",
+    "SECRET_KEY=$SECRET_KEY",
+    "password: ${{ secrets.DB_PASSWORD }}",
+    "the token is valid for an hour",
+    "ssh git@github.com:org/repo.git",
+    "https://example.com/path?q=1",
+    "Authorization: required",
+    "task-queue sk-learn skeleton",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+]
+
+
+@pytest.mark.parametrize("kind,text", POSITIVE, ids=[f"{k}-{i}" for i, (k, _) in enumerate(POSITIVE)])
+def test_secret_is_replaced_by_its_typed_marker(kind, text):
+    out = redact(text, home="")
+    assert f"[redacted: {kind}]" in out, out
+    for token in ("Ab3_Ab3_", "x9Y8z7", GH[4:], "abcdefghij0123456789", "AKIAIOSFODNN7",
+                  "hunter", "s3cretpw", "MIIEow", "b3BlbnNz", "abcdef0123456789",
+                  "correct-horse", "abc123def456", "zyxwvut", "wJalrXUt", "dozjgNry",
+                  "dXNlcjpw", "topsecret", "live-0123"):
+        assert token not in out
+
+
+@pytest.mark.parametrize("text", NEGATIVE)
+def test_ordinary_text_is_left_alone(text):
+    assert redact(text, home="") == text
+
+
+def test_every_marker_kind_has_a_positive_sample():
+    sampled = {kind for kind, _ in POSITIVE}
+    assert set(kinds()) - sampled <= {"google-oauth-token", "pypi-token", "sendgrid-key",
+                                      "digitalocean-token", "secret-flag"}
+
+
+def test_redaction_is_idempotent():
+    for _, text in POSITIVE:
+        once = redact(text, home="")
+        assert redact(once, home="") == once
+
+
+def test_home_folder_is_shown_as_tilde():
+    assert fold_home("/home/al/proj/a.py and /home/al", "/home/al") == "~/proj/a.py and ~"
+    assert fold_home("/home/alice/x", "/home/al") == "/home/alice/x"
+    assert redact("open /home/al/.ssh/id_rsa", home="/home/al") == "open ~/.ssh/id_rsa"
+
+
+SECRETS = {
+    "user": f"deploy with {GH} please",
+    "path": "/work/proj/password=hunter22/a.py",
+    "command": "curl -H 'Authorization: Bearer sekrit0123456789' https://x",
+    "output": "AWS key AKIAIOSFODNN7EXAMPLE printed",
+    "assistant": "I used postgres://app:pw12345678@db/main",
+}
+LEAKS = [GH, "hunter22", "sekrit0123456789", "AKIAIOSFODNN7EXAMPLE", "pw12345678"]
+
+
+def _secret_session(home: Path) -> str:
+    return claude_jsonl([
+        {"user": SECRETS["user"]},
+        {"tool": "Read", "input": {"file_path": SECRETS["path"]}, "output": "x = 1"},
+        {"tool": "Bash", "input": {"command": SECRETS["command"]},
+         "output": SECRETS["output"] + "\nError: exit 1", "error": True},
+        {"tool": "Bash", "input": {"command": SECRETS["command"]},
+         "output": SECRETS["output"] + "\nError: exit 1", "error": True},
+        {"tool": "Edit", "input": {"file_path": f"{home}/proj/{GH}.py", "old_string": "a",
+                                   "new_string": "b"}, "output": "String to replace not found",
+         "error": True},
+        {"assistant": SECRETS["assistant"]},
+    ], cwd=f"{home}/proj/{GH}", session_id=f"sess-{GH}")
+
+
+def _run(args, cwd, capsys):
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        code = main(args)
+    finally:
+        os.chdir(old)
+    return (code, *capsys.readouterr())
+
+
+def test_reports_and_stdout_hold_no_secret_by_default(tmp_path, capsys, isolated_home):
+    session = isolated_home / "sessions" / f"s-{GH}.jsonl"
+    session.parent.mkdir()
+    session.write_text(_secret_session(isolated_home))
+    code, out, err = _run(["report", str(session), "-o", "r"], tmp_path, capsys)
+    assert code == 0, err
+    html = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    raw_json = (tmp_path / "r" / "report.json").read_text(encoding="utf-8")
+    for leak in LEAKS:
+        assert leak not in html and leak not in raw_json and leak not in out, leak
+    assert str(isolated_home) not in html and str(isolated_home) not in raw_json
+    data = json.loads(raw_json)
+    assert data["session"]["source"] == "~/sessions/s-[redacted: github-token].jsonl"
+    assert data["session"]["id"] == "sess-[redacted: github-token]"
+    assert "[redacted: authorization-header]" in raw_json
+    assert data["findings"], "the session should have findings with excerpts to redact"
+
+
+def test_no_redact_shows_the_text_as_it_was(tmp_path, capsys, isolated_home):
+    session = tmp_path / "s.jsonl"
+    session.write_text(_secret_session(isolated_home))
+    code, _, err = _run(["report", "s.jsonl", "-o", "r", "--no-redact"], tmp_path, capsys)
+    assert code == 0, err
+    raw_json = (tmp_path / "r" / "report.json").read_text(encoding="utf-8")
+    assert GH in raw_json and "[redacted:" not in raw_json
+
+
+def test_parse_error_context_and_message_are_redacted(tmp_path, capsys):
+    session = tmp_path / "notes.txt"
+    session.write_text(f"some notes\npassword=hunter22 and {GH}\nno turns here\n")
+    code, out, _ = _run(["report", "notes.txt", "-o", "r"], tmp_path, capsys)
+    assert code == 0
+    data = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    assert data["status"] == "parse_error"
+    html = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    for text in (html, json.dumps(data), out):
+        assert "hunter22" not in text and GH not in text
+
+
+def test_no_history_message_folds_the_home_folder(tmp_path, capsys, isolated_home):
+    code, out, _ = _run(["report", str(isolated_home / "missing.jsonl"), "-o", "r"], tmp_path,
+                        capsys)
+    assert code == 0
+    data = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    assert data["message"] == "No conversation history found: ~/missing.jsonl does not exist"
+    assert str(isolated_home) not in out

@@ -1,0 +1,121 @@
+"""Read-only inputs and scoped output: each command, run in a temporary tree, changes nothing
+but its own output directory.
+
+The tree holds the working folder, a transcript (and a folder of them), an isolated home with a
+Claude Code store, and a rubric. Before and after each command every path's bytes, mode and
+modification time are compared; the only difference allowed is the new DIR. Adding a command
+(check, batch, sessions ...) is one line in COMMANDS.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from sessionkit import claude_jsonl
+from skill_doctor.cli import main
+
+EXAMPLES = ROOT / "examples"
+
+# (id, argv with {session}/{folder}/{rubric} placeholders, the directory it may create or None)
+COMMANDS = [
+    ("report-file", ["report", "{session}", "-o", "out"], "out"),
+    ("report-folder", ["report", "{folder}", "-o", "out"], "out"),
+    ("report-default", ["report", "-o", "out"], "out"),
+    ("report-no-redact", ["report", "{session}", "-o", "out", "--no-redact"], "out"),
+    ("report-parse-error", ["report", "{notes}", "-o", "out"], "out"),
+    ("report-missing", ["report", "{missing}", "-o", "out"], "out"),
+    ("report-refused", ["report", "{session}", "-o", "../outside"], None),
+    ("rubric-explain", ["rubric", "explain"], None),
+    ("rubric-validate", ["rubric", "validate", "{rubric}"], None),
+    ("sessions", ["sessions"], None),
+]
+
+
+def snapshot(root: Path) -> dict[str, tuple]:
+    """Every path under root: kind, mode, mtime (ns) and bytes for files."""
+    state: dict[str, tuple] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            info = path.lstat()
+            rel = path.relative_to(root).as_posix()
+            if stat.S_ISREG(info.st_mode):
+                state[rel] = ("file", info.st_mode, info.st_mtime_ns, path.read_bytes())
+            elif stat.S_ISLNK(info.st_mode):
+                state[rel] = ("link", os.readlink(path))
+            else:
+                state[rel] = ("dir", info.st_mode)
+    return state
+
+
+@pytest.fixture
+def tree(tmp_path, isolated_home, monkeypatch):
+    work = tmp_path / "work"
+    work.mkdir()
+    data = tmp_path / "data"
+    (data / "many").mkdir(parents=True)
+    session = data / "session.jsonl"
+    session.write_bytes((EXAMPLES / "retry-fix.jsonl").read_bytes())
+    session.chmod(0o444)  # read-only, as a stored transcript may be
+    for i in range(3):
+        (data / "many" / f"s{i}.jsonl").write_text(claude_jsonl(
+            [{"user": f"question {i}"}, {"assistant": f"answer {i}"}]))
+    (data / "notes.txt").write_text("no turns in here\n")
+    (data / "rubric.yaml").write_text("criteria:\n  retry_waste:\n    enabled: true\n")
+    store = isolated_home / ".claude" / "projects" / "-work-proj"
+    store.mkdir(parents=True)
+    (store / "abc.jsonl").write_bytes((EXAMPLES / "clean-fix.jsonl").read_bytes())
+    values = {"session": str(session), "folder": str(data / "many"),
+              "notes": str(data / "notes.txt"), "missing": str(data / "missing.jsonl"),
+              "rubric": str(data / "rubric.yaml")}
+    return (tmp_path, isolated_home), work, values
+
+
+@pytest.mark.parametrize("argv,creates", [(a, c) for _, a, c in COMMANDS],
+                         ids=[name for name, _, _ in COMMANDS])
+def test_command_changes_nothing_but_its_output(tree, capsys, argv, creates):
+    roots, work, values = tree
+    before = {f"{i}/{k}": v for i, root in enumerate(roots) for k, v in snapshot(root).items()}
+    old = Path.cwd()
+    os.chdir(work)
+    try:
+        code = main([part.format(**values) for part in argv])
+    finally:
+        os.chdir(old)
+    capsys.readouterr()
+    after = {f"{i}/{k}": v for i, root in enumerate(roots) for k, v in snapshot(root).items()}
+    new_paths = {p for p in after if p not in before}
+    if creates is None:
+        assert new_paths == set()
+    else:
+        assert code == 0
+        prefix = f"0/work/{creates}"
+        assert new_paths == {prefix, f"{prefix}/report.html", f"{prefix}/report.json"}
+    assert {p: after[p] for p in before} == before  # bytes, modes and mtimes unchanged
+
+
+def test_every_cli_command_is_listed():
+    """A command added to the CLI must be added to COMMANDS too."""
+    from skill_doctor.cli import _parser
+
+    parser = _parser()
+    [sub] = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+    covered = {argv[0] for _, argv, _ in COMMANDS}
+    assert set(sub.choices) <= covered, set(sub.choices) - covered
+
+
+def test_transcript_mtime_and_atime_untouched_by_decoding(tmp_path):
+    """No write, no metadata change (atime aside, which only the filesystem's policy moves)."""
+    from skill_doctor.decode import decode_file
+
+    session = tmp_path / "s.jsonl"
+    session.write_bytes((EXAMPLES / "retry-fix.jsonl").read_bytes())
+    os.utime(session, ns=(1_000_000_000, 2_000_000_000))
+    before = (session.read_bytes(), session.stat().st_mtime_ns, session.stat().st_mode)
+    decode_file(session)
+    assert (session.read_bytes(), session.stat().st_mtime_ns, session.stat().st_mode) == before
