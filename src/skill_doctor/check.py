@@ -117,13 +117,13 @@ def expand(args: Sequence[str], cwd: Path) -> list[Path]:
                 add(path)
             continue
         if _GLOB_CHARS & set(arg):
-            pattern = arg if path.is_absolute() else str(cwd / arg)
-            matches = sorted(glob.glob(pattern, recursive=True))
-            files = [Path(m) for m in matches if os.path.isfile(m)]
+            # root_dir keeps the working directory's own name out of the pattern
+            matches = sorted(glob.glob(arg, root_dir=cwd, recursive=True))
+            files = [Path(m) for m in matches if (cwd / m).is_file()]
             if not files:
                 raise UsageError(f"{arg}: no file matches")
             for match in files:
-                add(match if path.is_absolute() else match.relative_to(cwd))
+                add(match)
             continue
         raise UsageError(f"{arg}: no such file or directory")
     return out
