@@ -63,7 +63,7 @@ def test_batch_writes_index_reports_summary_and_aggregates(work, capsys):
     # the poor session's row: harness, date, turns, scores, worst criterion
     row = index[index.index(POOR_ID):].split("</tr>")[0]
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
-    assert cells == ["claude-code", "2026-01-01", "14", "4", "N/A", "Task completion 1/3"]
+    assert cells == ["claude-code", "2026-01-01", "15", "3", "N/A", "Unnecessary exploration 0/3"]
     lines = (out_dir / "summary.jsonl").read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["session"]["source"] for r in records] == [
@@ -77,15 +77,15 @@ def test_batch_writes_index_reports_summary_and_aggregates(work, capsys):
     assert figures["sessions"] == 5
     assert figures["statuses"] == {"ok": 3, "parse_error": 1, "too_short": 1}
     eff = figures["scales"]["efficiency"]
-    assert (eff["n"], eff["mean"], eff["median"], eff["min"], eff["max"]) == (3, 7.67, 9, 4, 10)
-    assert eff["distribution"]["4"] == 1 and eff["distribution"]["9"] == 1
+    assert (eff["n"], eff["mean"], eff["median"], eff["min"], eff["max"]) == (3, 7.33, 9, 3, 10)
+    assert eff["distribution"]["3"] == 1 and eff["distribution"]["9"] == 1
     assert eff["distribution"]["10"] == 1 and sum(eff["distribution"].values()) == 3
     assert figures["scales"]["code_quality"]["n"] == 2  # the poor session changed no code
     top = figures["findings"]["most_frequent"]
     assert top[0] == {"id": "SD103", "rule": "repeated-failing-call", "category": "Retry waste",
                       "sessions": 2, "share": 0.67}
     assert "n = 3 of 5" in index and "n = 2 of 5" in index  # the sample size is stated
-    assert "Efficiency: mean 7.67, median 9 (n = 3)" in out
+    assert "Efficiency: mean 7.33, median 9 (n = 3)" in out
 
 
 def test_output_is_identical_whatever_the_number_of_processes(work, capsys):
@@ -237,11 +237,27 @@ def test_default_is_every_session_in_the_harness_stores(work, capsys, isolated_h
     shutil.copy(EXAMPLES / "clean-fix.jsonl", project / "one.jsonl")
     (project / "two.jsonl").write_text(poor_session(POOR_ID), encoding="utf-8")
     shutil.copy(EXAMPLES / "retry-fix.jsonl", project / "subagents" / "agent-x.jsonl")
+    day = isolated_home / ".codex" / "sessions" / "2026" / "01" / "01"
+    day.mkdir(parents=True)
+    codex_id = "019a0000-0000-7000-8000-000000000001"
+    records = [
+        {"type": "session_meta", "payload": {"id": codex_id, "cwd": "/work/proj",
+                                             "timestamp": "2026-01-01T09:00:00.000Z"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "What does src/pager.py do?"}]}},
+        {"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": "It splits items into pages of a fixed size."}]}},
+    ]
+    (day / f"rollout-2026-01-01T09-00-00-{codex_id}.jsonl").write_text(
+        "".join(json.dumps(dict(r, timestamp="2026-01-01T09:00:00.000Z")) + "\n"
+                for r in records), encoding="utf-8")
     code, out, _ = run(["batch", "-o", "out"], work, capsys)
     assert code == 0
     records = [json.loads(line) for line in
                (work / "out" / "summary.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert [r["session"]["id"] for r in records] == [CLEAN_ID, POOR_ID]
+    # every store (here Claude Code's and Codex's), subagent files left out, in path order
+    assert [(r["session"]["harness"], r["session"]["id"]) for r in records] == [
+        ("claude-code", CLEAN_ID), ("claude-code", POOR_ID), ("codex", codex_id)]
     # paths under the home folder are shown as ~, as in report.json
     assert records[0]["session"]["source"] == "~/.claude/projects/-work-proj/one.jsonl"
 

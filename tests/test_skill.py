@@ -59,7 +59,7 @@ def test_every_command_in_the_skill_is_accepted_by_the_cli(command, capsys):
     except SystemExit as exc:  # --version prints and exits 0; anything else is a usage error
         assert exc.code == 0, (command, capsys.readouterr().err)
         return
-    assert parsed.command in {"report", "check", "batch", "rubric"}
+    assert parsed.command is not None, command
 
 
 def test_readme_explains_installing_the_skill():

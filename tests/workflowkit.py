@@ -8,12 +8,13 @@ from pathlib import Path
 from sessionkit import claude_jsonl
 from skill_doctor.cli import main
 
-# Six reads of files the task never needed, then three commands each failed twice in a row and
-# no edit: efficiency 4/10 (below the default threshold of 5), code quality N/A.
+# The file to fix read seven times over without a change, then three commands each failed
+# twice in a row, and no edit: efficiency 3/10 (below the default threshold of 5), code
+# quality N/A.
 POOR_STEPS = (
     [{"user": "Fix the page count in src/pager.py: it drops the last partial page."}]
-    + [{"tool": "Read", "input": {"file_path": f"/work/proj/{name}"}, "output": "text"}
-       for name in ("README.md", "docs/a.md", "docs/b.md", "setup.cfg", "LICENSE", "CHANGES.md")]
+    + [{"tool": "Read", "input": {"file_path": "/work/proj/src/pager.py"},
+        "output": "def pages(items, per_page):\n    return len(items) // per_page\n"}] * 7
     + [{"tool": "Bash", "input": {"command": cmd}, "output": "Exit code 127\nsh: not found",
         "error": True}
        for cmd in ("npm test", "npm test", "make test", "make test", "yarn test", "yarn test")]
