@@ -75,6 +75,22 @@ def test_session_below_the_threshold_fails_with_exit_1_and_error_findings(work, 
     assert lines[-1] == "Checked 1 session: 1 failed."
 
 
+def test_a_note_that_repeats_the_message_is_not_printed_twice():
+    from skill_doctor import rubric
+    from skill_doctor.findings import EvidenceItem, Finding
+    from skill_doctor.report import grade
+
+    report = grade(decode_file(EXAMPLES / "clean-fix.jsonl"), rubric.load(None), "now")
+    same = "34 turns for 6.5 units of work"
+    finding = Finding("turn_economy", "SD104", "excessive-turns", "Turn economy", "efficiency",
+                      1, 2, 1, same, (EvidenceItem(3, "x", same, 9, 1),), 0, "fewer turns")
+    from dataclasses import replace
+    result = check_mod.judge("s.jsonl", replace(report, findings=(finding,)), {})
+    assert str(result.diagnostics[0]) == (
+        "s.jsonl:9:1: SD104 [warning] turn 3: 34 turns for 6.5 units of work (1/2) "
+        "(excessive-turns)")
+
+
 def test_exit_zero_reports_the_failure_but_exits_0(work, capsys):
     code, out, _ = run(["check", "--exit-zero", "sessions/poor.jsonl"], work, capsys)
     assert code == 0

@@ -173,7 +173,7 @@ def judge(path: str, report: Report, thresholds: Mapping[str, float]) -> Session
     for f in report.findings:
         first = f.evidence[0] if f.evidence else None
         message = f"{_one_line(f.message)} ({f.score}/{f.max})"
-        if first is not None and first.note:
+        if first is not None and first.note and _one_line(first.note) != _one_line(f.message):
             message += f": {excerpt(first.note, NOTE_CHARS)}"
         extra = len(f.evidence) - 1 + f.more_evidence
         if extra > 0:
