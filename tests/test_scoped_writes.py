@@ -33,7 +33,16 @@ COMMANDS = [
     ("rubric-explain", ["rubric", "explain"], None),
     ("rubric-validate", ["rubric", "validate", "{rubric}"], None),
     ("sessions", ["sessions"], None),
+    ("check-file", ["check", "{session}"], None),
+    ("check-folder-json", ["check", "{folder}", "--format", "json"], None),
+    ("check-github", ["check", "{session}", "--format", "github", "--exit-zero"], None),
+    ("check-html", ["check", "{session}", "--html", "out"], "out"),
+    ("batch", ["batch", "{folder}", "{session}", "-o", "out"], "out"),
+    ("batch-parallel", ["batch", "{folder}", "-o", "out", "-j", "2"], "out"),
 ]
+# What a command that writes must write, besides anything else inside its directory.
+REPORT_FILES = {"report.html", "report.json"}
+BATCH_FILES = {"index.html", "summary.jsonl", "sessions"}
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -93,9 +102,14 @@ def test_command_changes_nothing_but_its_output(tree, capsys, argv, creates):
     if creates is None:
         assert new_paths == set()
     else:
-        assert code == 0
         prefix = f"0/work/{creates}"
-        assert new_paths == {prefix, f"{prefix}/report.html", f"{prefix}/report.json"}
+        assert all(p == prefix or p.startswith(prefix + "/") for p in new_paths), new_paths
+        top = {p[len(prefix) + 1:] for p in new_paths if p.count("/") == prefix.count("/") + 1}
+        if argv[0] == "report":
+            assert code == 0
+            assert new_paths == {prefix, f"{prefix}/report.html", f"{prefix}/report.json"}
+        else:
+            assert BATCH_FILES <= top, top
     assert {p: after[p] for p in before} == before  # bytes, modes and mtimes unchanged
 
 

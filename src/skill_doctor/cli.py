@@ -1,8 +1,9 @@
 """The command line: the only place that touches argv, the environment, the clock, stdout,
 stderr, files and exit codes. Everything else is pure and callable on its own.
 
-Exit codes: 0 report written (including the contract's minimal reports); 2 usage or rubric
-error; 3 the report could not be written (nothing is left behind); 4 an internal error.
+Exit codes: 0 report written (including the contract's minimal reports); 1 `check` found a
+session below the thresholds or a file it cannot parse; 2 usage or rubric error; 3 the report
+could not be written (nothing is left behind); 4 an internal error.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="skill-doctor",
         description="Grade a saved coding-agent session: efficiency and code-quality scores "
                     "(0-10), findings that cite turns, and ranked suggestions.",
-        epilog="Exit codes: 0 report written, 2 usage or rubric error, 3 write failure.")
+        epilog="Exit codes: 0 report written (check: every session passes), 1 check: a session "
+               "fails or cannot be parsed, 2 usage or rubric error, 3 write failure.")
     parser.add_argument("--version", action="version", version=f"skill-doctor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -77,6 +79,55 @@ def _parser() -> argparse.ArgumentParser:
                           help="show at most N sessions (default 20; 0 for all)")
     sessions.add_argument("--project", action="store_true",
                           help="only sessions recorded in the current working directory")
+    check = sub.add_parser(
+        "check", help="grade sessions against the thresholds; lines for editors and CI",
+        description="Grade each session and print one line per finding "
+                    "(path:line:col: CODE [severity] turn N: message (rule)) and a summary per "
+                    "session. Nothing is written unless --html is given.",
+        epilog="Exit codes: 0 every session meets the thresholds, 1 one does not or a file "
+               "cannot be parsed, 2 usage or rubric error.")
+    check.add_argument("paths", nargs="+", metavar="PATH",
+                       help="transcript files, folders (every transcript below) or globs")
+    check.add_argument("--format", choices=("text", "json", "github"), default="text",
+                       help="text (default), json, or github (workflow annotations)")
+    check.add_argument("--min-efficiency", type=float, metavar="N",
+                       help="minimum efficiency score (default: the rubric's thresholds)")
+    check.add_argument("--min-code-quality", type=float, metavar="N",
+                       help="minimum code-quality score; N/A always passes "
+                            "(default: the rubric's thresholds)")
+    check.add_argument("--rubric", metavar="FILE",
+                       help="a rubric file laid over the default")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even when a session fails (errors of usage still exit 2)")
+    check.add_argument("-q", "--quiet", action="store_true",
+                       help="print only the sessions that fail")
+    check.add_argument("--html", metavar="DIR",
+                       help="also write every session's report and an index into DIR "
+                            "(as `batch` does)")
+    check.add_argument("--no-redact", action="store_true",
+                       help="show transcript text without redacting secrets")
+
+    batch = sub.add_parser(
+        "batch", help="grade many sessions into one index page and summary.jsonl",
+        description="Grade every session found and write DIR/index.html, "
+                    "DIR/sessions/<id>/ reports, DIR/summary.jsonl and DIR/aggregate.json.")
+    batch.add_argument("paths", nargs="*", metavar="PATH",
+                       help="transcript files, folders (every transcript below) or globs "
+                            "(default: every session in the harness stores)")
+    batch.add_argument("-o", "--output", metavar="DIR",
+                       help="output directory, inside the working directory "
+                            "(default: ./skill-doctor-batch-<YYYYmmdd-HHMMSS>)")
+    batch.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                       help="grade over N processes (0: one per CPU; default 1)")
+    batch.add_argument("--since", metavar="DATE",
+                       help="only sessions started on or after DATE (YYYY-MM-DD or ISO time; "
+                            "the file's modification time when the start is not recorded)")
+    batch.add_argument("--rubric", metavar="FILE",
+                       help="a rubric file laid over the default")
+    batch.add_argument("--force", action="store_true",
+                       help="replace DIR if it is an earlier skill-doctor batch")
+    batch.add_argument("--no-redact", action="store_true",
+                       help="show transcript text without redacting secrets")
 
     rubric = sub.add_parser("rubric", help="explain or validate the rubric")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", metavar="ACTION")
@@ -178,6 +229,110 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _colour(stream) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    return not os.environ.get("NO_COLOR") and hasattr(stream, "isatty") and stream.isatty()
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from . import check as check_mod, rubric as rubric_mod
+    from .decode import decode_file
+    from .report import grade
+
+    rubric = rubric_mod.load(args.rubric)
+    thresholds = check_mod.thresholds_for(rubric, {"efficiency": args.min_efficiency,
+                                                   "code_quality": args.min_code_quality})
+    generated_at, moment = generation_time()
+    cwd = Path.cwd()
+    paths = check_mod.expand(args.paths, cwd)
+    if not paths:
+        raise UsageError("no transcript files found under " + ", ".join(args.paths))
+    if args.html:
+        target = _output_dir(args.html, "", moment, cwd)
+    checks = []
+    for path in paths:
+        report = grade(decode_file(path), rubric, generated_at,
+                       redact_secrets=not args.no_redact)
+        checks.append(check_mod.judge(check_mod.display(path), report, thresholds))
+    if args.format == "json":
+        sys.stdout.write(check_mod.format_json(checks, thresholds))
+    elif args.format == "github":
+        for line in check_mod.format_github(checks, quiet=args.quiet):
+            print(line)
+    else:
+        for line in check_mod.format_text(checks, quiet=args.quiet,
+                                          color=_colour(sys.stdout)):
+            print(line)
+    if args.html:
+        from . import batch as batch_mod
+        result = batch_mod.run([str(p) for p in paths], target, rubric, generated_at,
+                               redact_secrets=not args.no_redact)
+        print(f"Reports written to {_shown(result.target / 'index.html', cwd)}", file=sys.stderr)
+    failed = any(not c.passed for c in checks)
+    return EXIT_FINDINGS if failed and not args.exit_zero else EXIT_OK
+
+
+def _output_dir(given: str | None, prefix: str, moment: time.struct_time, cwd: Path) -> Path:
+    from .write import resolve_output
+
+    out = given or f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', moment)}"
+    return resolve_output(out, cwd)
+
+
+def _shown(path: Path, cwd: Path) -> str:
+    shown = os.path.relpath(path, cwd)
+    return shown if shown.startswith(".") else "./" + shown
+
+
+def _progress_bar(stream):
+    """A one-line progress bar redrawn in place; None when `stream` is not a terminal."""
+    if not (hasattr(stream, "isatty") and stream.isatty()):
+        return None
+
+    def draw(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // total if total else width
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} sessions")
+        if done == total:
+            stream.write("\n")
+        stream.flush()
+    return draw
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from . import batch as batch_mod, check as check_mod, rubric as rubric_mod
+
+    rubric = rubric_mod.load(args.rubric)
+    generated_at, moment = generation_time()
+    cwd = Path.cwd()
+    target = _output_dir(args.output, "skill-doctor-batch", moment, cwd)
+    since = batch_mod.parse_since(args.since) if args.since else None
+    if args.jobs < 0:
+        raise UsageError(f"-j must be 0 (one per CPU) or more, got {args.jobs}")
+    jobs = args.jobs or os.cpu_count() or 1
+    if args.paths:
+        paths = [str(p) for p in check_mod.expand(args.paths, cwd)]
+    else:
+        paths = [str(p) for p in batch_mod.default_sessions(os.environ, Path.home())]
+    result = batch_mod.run(paths, target, rubric, generated_at, since=since,
+                           redact_secrets=not args.no_redact, jobs=jobs, force=args.force,
+                           progress=_progress_bar(sys.stderr))
+    statuses = result.aggregate["statuses"]
+    print(f"Batch report written to {_shown(result.target / 'index.html', cwd)}")
+    n = len(result.rows)
+    detail = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in statuses.items())
+    print(f"{n} session{'s' if n != 1 else ''}" + (f" ({detail})" if detail else "")
+          + (f"; {result.skipped} older than {args.since} left out" if result.skipped else ""))
+    for name in ("efficiency", "code_quality"):
+        s = result.aggregate["scales"][name]
+        label = "Efficiency" if name == "efficiency" else "Code quality"
+        if s["n"]:
+            print(f"{label}: mean {s['mean']}, median {s['median']} (n = {s['n']})")
+        else:
+            print(f"{label}: no session scored")
+    return EXIT_OK
+
+
 def cmd_rubric(args: argparse.Namespace) -> int:
     from . import rubric as rubric_mod
     from .detectors import DETECTORS
@@ -230,6 +385,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rubric(args)
         if args.command == "sessions":
             return cmd_sessions(args)
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "batch":
+            return cmd_batch(args)
         raise UsageError(f"unknown command {args.command}")
     except SkillDoctorError as exc:
         say(f"skill-doctor: error: {_one_line(exc)}", err=True)

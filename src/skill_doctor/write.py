@@ -11,8 +11,9 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from .errors import OutputError, UsageError
 
@@ -33,11 +34,35 @@ def resolve_output(directory: str | os.PathLike[str], cwd: Path) -> Path:
 
 def write_report(target: Path, files: Mapping[str, str], *, force: bool = False) -> Path:
     """Write `files` (name -> text) as the directory `target`; all or nothing."""
+    with staged(target, force=force) as tmp:
+        for name, text in sorted(files.items()):
+            write_file(tmp / name, text)
+    return target
+
+
+def write_file(path: Path, text: str) -> None:
+    """One file, flushed to disk (callers stage it in a temporary directory first)."""
+    # Lone surrogates from hostile transcripts cannot be encoded; replace, never crash.
+    data = text.encode("utf-8", errors="replace")
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+@contextmanager
+def staged(target: Path, *, force: bool = False, marker: str = MARKER) -> Iterator[Path]:
+    """A temporary directory beside `target` that becomes `target` when the block ends.
+
+    The body fills the yielded directory (subdirectories allowed); on success it is renamed
+    into place in one step, on any error it is removed and nothing is left behind. An existing
+    `target` is replaced only with `force` and only if it holds `marker` (an earlier report).
+    """
     if target.exists() or target.is_symlink():
         if not force:
             raise UsageError(f"output directory {target.name} already exists; "
                              f"choose another with -o or replace it with --force")
-        if not target.is_dir() or target.is_symlink() or not (target / MARKER).is_file():
+        if not target.is_dir() or target.is_symlink() or not (target / marker).is_file():
             raise UsageError(f"{target.name} exists and is not a skill-doctor report; "
                              f"refusing to replace it")
     parent = target.parent
@@ -49,13 +74,7 @@ def write_report(target: Path, files: Mapping[str, str], *, force: bool = False)
             folder.mkdir()
             created.append(folder)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
-        for name, text in sorted(files.items()):
-            # Lone surrogates from hostile transcripts cannot be encoded; replace, never crash.
-            data = text.encode("utf-8", errors="replace")
-            with open(tmp / name, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+        yield tmp
         os.chmod(tmp, 0o755)
         if target.exists():
             _swap(tmp, target)
@@ -74,7 +93,6 @@ def write_report(target: Path, files: Mapping[str, str], *, force: bool = False)
                 folder.rmdir()
             except OSError:
                 pass
-    return target
 
 
 def _swap(new: Path, target: Path) -> None:

@@ -4,15 +4,13 @@ Every dialect grammar in `grammar/*.lark` has the same shape: header tokens open
 runs of ordinary lines are single tokens. `parse()` returns the sections as `Block`s (rule name,
 header token, body tokens, source position); the dialect modules turn blocks into turns.
 
-Parsers are built once per process (`lru_cache`) and, across processes, loaded from Lark's
-cache file in the user cache directory. A read-only or missing cache directory only costs the
-cache: the parser is then built in memory every run.
+Parsers are built once per process (`lru_cache`), in memory only: building one takes 4-16 ms
+once lark is imported, and skill-doctor writes nothing outside its report directory, so there
+is no on-disk parser cache.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -44,30 +42,6 @@ class Block:
         return "".join(str(tok) for tok in self.parts)
 
 
-def cache_dir() -> Path | None:
-    """A writable directory for Lark's parser cache, or None to build in memory."""
-    candidates = []
-    if os.environ.get("XDG_CACHE_HOME"):
-        candidates.append(Path(os.environ["XDG_CACHE_HOME"]) / "skill-doctor")
-    candidates.append(Path.home() / ".cache" / "skill-doctor")
-    candidates.append(Path(tempfile.gettempdir()) / f"skill-doctor-{_user()}")
-    for candidate in candidates:
-        try:
-            candidate.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            continue
-        if os.access(candidate, os.W_OK | os.X_OK):
-            return candidate
-    return None
-
-
-def _user() -> str:
-    try:
-        return str(os.getuid())
-    except AttributeError:  # Windows
-        return os.environ.get("USERNAME", "user")
-
-
 @lru_cache(maxsize=None)
 def parser(name: str):
     """The LALR parser for `grammar/<name>.lark`, built once per process.
@@ -79,15 +53,8 @@ def parser(name: str):
     from lark import Lark
 
     grammar = resources.grammar_path(f"{name}.lark").read_text(encoding="utf-8")
-    folder = cache_dir()
-    cache: bool | str = False
-    if folder is not None:
-        import hashlib
-
-        digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
-        cache = str(folder / f"{name}-{digest}.lark-cache")
     return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False,
-                maybe_placeholders=False, start=_STARTS.get(name, ["start"]), cache=cache,
+                maybe_placeholders=False, start=_STARTS.get(name, ["start"]),
                 transformer=_ToBlocks())
 
 

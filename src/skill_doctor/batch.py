@@ -1,0 +1,480 @@
+"""batch: grade many sessions into one directory with an index page and `summary.jsonl`.
+
+Each session goes through the same pipeline as `skill-doctor report` (decode_file, grade,
+render, to_json) and gets its own `sessions/<id>/` report. Around them the batch writes:
+
+- `index.html`: a static table (session, harness, date, turns, both scores, worst criterion,
+  a link to the session's report) and the aggregate figures; embedded CSS, no JavaScript, the
+  same Content-Security-Policy as report.html;
+- `summary.jsonl`: one report.json-shaped line per session, in index order, plus a `report`
+  key with the relative path of its page;
+- `aggregate.json`: the figures shown on the index (sample sizes, mean, median and
+  distribution of each score, most frequent findings).
+
+Grading runs over processes with `jobs > 1`; results are collected in input order, so the
+output is byte-identical whatever the number of processes. Everything is built in a temporary
+directory beside the target and renamed into place at the end (write.staged). A session that
+cannot be read becomes a parse-error report like any other; one that makes the grader fail is
+listed in the index with the error, and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+from urllib.parse import quote
+
+from .rubric import SCALES, Rubric
+
+BATCH_MARKER = "summary.jsonl"  # a directory holding this is an earlier batch and may be replaced
+MAX_NAME = 80
+TOP_FINDINGS = 10
+SCALE_TITLES = {"efficiency": "Efficiency", "code_quality": "Code quality"}
+
+
+@dataclass(frozen=True, slots=True)
+class Graded:
+    """One session's outcome, as returned by a worker (plain data, cheap to pickle)."""
+
+    path: str  # as shown to people (home as ~, secrets redacted unless asked not to)
+    session_id: str
+    status: str  # ok / no_history / too_short / parse_error, or "error" when grading failed
+    message: str | None
+    harness: str | None = None
+    date: str | None = None  # YYYY-MM-DD of the session's start, when recorded
+    turns: int = 0
+    scores: Mapping[str, float | None] = field(default_factory=dict)
+    worst: str | None = None  # the finding that costs most points, e.g. "Retry waste 1/2"
+    findings: tuple[tuple[str, str, str], ...] = ()  # (rule id, rule name, category)
+    files: Mapping[str, str] = field(default_factory=dict)  # report.html, report.json
+    record: Mapping[str, Any] | None = None  # report.json data
+    skipped: bool = False  # older than --since
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of the index: a graded session and the folder its report went to."""
+
+    name: str | None  # folder under sessions/; None when no report could be written
+    graded: Graded
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    target: Path
+    rows: tuple[Row, ...]
+    aggregate: Mapping[str, Any]
+    skipped: int
+
+
+# -- which sessions --------------------------------------------------------------------------
+
+
+def default_sessions(env: Mapping[str, str], home: Path) -> list[Path]:
+    """Every session in the harness stores (every store stores.py knows, else Claude Code's)."""
+    try:
+        from . import stores
+    except ImportError:
+        stores = None
+    if stores is not None and hasattr(stores, "discover"):
+        found = []
+        for item in stores.discover(env, home):
+            path = getattr(item, "path", item)
+            if path is not None:
+                found.append(Path(path))
+        return sorted(set(found), key=lambda p: p.as_posix())
+    from .check import transcripts_under
+    from .locate import claude_projects
+
+    projects = claude_projects(env, home)
+    return transcripts_under(projects) if projects.is_dir() else []
+
+
+def parse_since(text: str) -> datetime:
+    """`--since` as an aware datetime: a date (YYYY-MM-DD, midnight UTC) or an ISO time."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        from .errors import UsageError
+        raise UsageError(f"--since must be a date (YYYY-MM-DD) or an ISO time, got {text!r}")
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _started(started_at: str | None) -> datetime | None:
+    if not started_at:
+        return None
+    try:
+        moment = datetime.fromisoformat(started_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+# -- grading one session (runs in a worker process) -------------------------------------------
+
+
+def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | None = None,
+              redact_secrets: bool = True) -> Graded:
+    """Decode, grade and render one session; never raises (a failure becomes an error row)."""
+    from .decode import decode_file
+    from .render import render
+    from .report import display_path, grade, to_json
+    from .write import dump_json
+
+    shown = display_path(path, redact_secrets)  # home as ~, secrets redacted, as in report.json
+    try:
+        transcript = decode_file(path)
+        started = _started(transcript.started_at)
+        if since is not None:
+            # Without a recorded start, the file's modification time stands in for it.
+            when = started
+            if when is None:
+                try:
+                    when = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
+                except OSError:
+                    when = None
+            if when is not None and when < since:
+                return Graded(path, "", "skipped", None, skipped=True)
+        report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
+        record = to_json(report)
+        worst = None
+        if report.findings:
+            f = report.findings[0]  # ranked by points recoverable
+            worst = f"{f.category} {f.score}/{f.max}"
+        return Graded(
+            path=shown, session_id=report.session_id, status=report.status,
+            message=report.message, harness=transcript.harness,
+            date=started.strftime("%Y-%m-%d") if started else None,
+            turns=len(transcript.turns),
+            scores={s.name: s.score for s in report.scores.scales()},
+            worst=worst,
+            findings=tuple((f.rule_id, f.rule_name, f.category) for f in report.findings),
+            files={"report.html": render(report), "report.json": dump_json(record)},
+            record=record)
+    except Exception as exc:  # one session must not stop the batch
+        name = os.path.splitext(os.path.basename(path))[0] or "session"
+        return Graded(shown, name, "error", f"grading failed: {type(exc).__name__}: {exc}")
+
+
+def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
+              since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
+              progress: Callable[[int, int], None] | None = None) -> Iterable[Graded]:
+    """Grade `paths` in order, over `jobs` processes; yields results in input order."""
+    work = partial(grade_one, rubric=rubric, generated_at=generated_at, since=since,
+                   redact_secrets=redact_secrets)
+    total = len(paths)
+    if progress:
+        progress(0, total)
+    if jobs <= 1 or total <= 1:
+        for done, path in enumerate(paths, start=1):
+            yield work(path)
+            if progress:
+                progress(done, total)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context().Pool(min(jobs, total)) as pool:
+        # imap keeps input order, so the output does not depend on which worker finished first.
+        for done, graded in enumerate(pool.imap(work, paths, chunksize=1), start=1):
+            yield graded
+            if progress:
+                progress(done, total)
+
+
+# -- folder names ------------------------------------------------------------------------------
+
+
+def folder_name(session_id: str, taken: set[str]) -> str:
+    """A safe, unique folder name for a session: its id, with -2, -3... on collisions.
+
+    Collisions are judged case-insensitively (folders on macOS and Windows are), and the
+    caller hands sessions over in input order, so the same inputs always get the same names.
+    """
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", session_id).strip(".-")[:MAX_NAME] or "session"
+    name, n = base, 1
+    while name.lower() in taken:
+        n += 1
+        name = f"{base}-{n}"
+    taken.add(name.lower())
+    return name
+
+
+# -- aggregate figures ---------------------------------------------------------------------------
+
+
+def _num(value: float | None) -> float | int | None:
+    if value is None:
+        return None
+    value = round(float(value), 2)
+    return int(value) if value.is_integer() else value
+
+
+def aggregate(rows: Sequence[Row]) -> dict[str, Any]:
+    """Sample sizes, mean/median/distribution of each score, and the most frequent findings."""
+    graded = [r.graded for r in rows]
+    statuses = Counter(g.status for g in graded)
+    scales: dict[str, Any] = {}
+    for name in SCALES:
+        values = [g.scores[name] for g in graded if g.scores.get(name) is not None]
+        distribution = Counter(min(10, int(v)) for v in values)
+        scales[name] = {
+            "n": len(values),
+            "mean": _num(statistics.fmean(values)) if values else None,
+            "median": _num(statistics.median(values)) if values else None,
+            "min": _num(min(values)) if values else None,
+            "max": _num(max(values)) if values else None,
+            # bucket k holds scores from k up to (not including) k+1; 10 holds 10
+            "distribution": {str(k): distribution.get(k, 0) for k in range(11)},
+        }
+    with_findings = [g for g in graded if g.status in ("ok", "parse_error") and g.scores
+                     and any(v is not None for v in g.scores.values())]
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for g in with_findings:
+        counts.update(set(g.findings))
+    top = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))[:TOP_FINDINGS]
+    return {
+        "sessions": len(graded),
+        "statuses": {k: statuses[k] for k in sorted(statuses)},
+        "scales": scales,
+        "findings": {
+            "sessions_scored": len(with_findings),
+            "most_frequent": [{"id": rid, "rule": rule, "category": category, "sessions": n,
+                               "share": _num(n / len(with_findings))}
+                              for (rid, rule, category), n in top],
+        },
+    }
+
+
+# -- the whole batch -----------------------------------------------------------------------------
+
+
+def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *,
+        since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
+        force: bool = False, progress: Callable[[int, int], None] | None = None) -> BatchResult:
+    """Grade every path and write the batch directory `target`, all or nothing."""
+    from .write import dump_json, staged, write_file, write_report
+
+    rows: list[Row] = []
+    skipped = 0
+    taken: set[str] = set()
+    with staged(target, force=force, marker=BATCH_MARKER) as tmp:
+        sessions = tmp / "sessions"
+        sessions.mkdir()
+        lines: list[str] = []
+        for graded in grade_all(paths, rubric, generated_at, since=since,
+                                redact_secrets=redact_secrets, jobs=jobs, progress=progress):
+            if graded.skipped:
+                skipped += 1
+                continue
+            name = None
+            if graded.files:
+                name = folder_name(graded.session_id, taken)
+                write_report(sessions / name, graded.files)
+            rows.append(Row(name, graded))
+            lines.append(json.dumps(_summary_record(graded, name), sort_keys=True,
+                                    ensure_ascii=False, separators=(",", ":")))
+        figures = aggregate(rows)
+        write_file(tmp / "summary.jsonl", "".join(line + "\n" for line in lines))
+        write_file(tmp / "aggregate.json", dump_json(figures))
+        write_file(tmp / "index.html", render_index(rows, figures, generated_at, skipped))
+    return BatchResult(target, tuple(rows), figures, skipped)
+
+
+def _summary_record(graded: Graded, name: str | None) -> dict[str, Any]:
+    if graded.record is not None:
+        record = dict(graded.record)
+    else:  # grading failed: the same shape, with what is known
+        from .report import SCHEMA
+        from . import __version__
+        record = {"schema": SCHEMA, "status": graded.status, "message": graded.message,
+                  "session": {"id": graded.session_id, "source": graded.path},
+                  "scores": {}, "findings": [], "suggestions": [],
+                  "generator": {"name": "skill-doctor", "version": __version__}}
+    record["report"] = f"sessions/{name}/report.html" if name else None
+    return record
+
+
+# -- the index page ------------------------------------------------------------------------------
+
+INDEX_CSS = """
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #fff; color: #1a1a1a; font: 15px/1.5 system-ui, -apple-system,
+  "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 80rem; margin: 0 auto; padding: 2rem 1.25rem 4rem; }
+h1 { font-size: 2rem; margin: 0 0 .25rem; }
+h2 { font-size: 1.35rem; margin: 2.25rem 0 .75rem; padding-bottom: .3rem; border-bottom: 2px solid #e3e3e3; }
+.meta { color: #444; margin: 0; }
+table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; font-size: .93rem; }
+th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #e3e3e3; vertical-align: top; }
+th { background: #f6f6f6; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td code { font-size: .85em; color: #444; word-break: break-all; }
+.low { color: #b3261e; font-weight: 700; }
+.mid { color: #8a5a00; font-weight: 600; }
+.status { color: #8a5a00; }
+.error { color: #b3261e; }
+.bar { display: inline-block; height: .8rem; background: #1f6f43; vertical-align: middle; }
+a { color: #0b57d0; }
+footer { margin-top: 3rem; color: #555; font-size: .85rem; }
+"""
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "N/A"
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def _level(value: float | None) -> str:
+    if value is None:
+        return ""
+    return "low" if value < 4 else ("mid" if value < 7 else "")
+
+
+def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: str,
+                 skipped: int = 0) -> str:
+    """The batch's index.html (deterministic for the same rows)."""
+    import dominate
+    from dominate import tags as h
+
+    from .render import CSP
+
+    doc = dominate.document(title="Skill Doctor Batch Report")
+    doc["lang"] = "en"
+    with doc.head:
+        h.meta(charset="utf-8")
+        h.meta(http_equiv="Content-Security-Policy", content=CSP)
+        h.meta(name="viewport", content="width=device-width, initial-scale=1")
+        h.meta(name="referrer", content="no-referrer")
+        h.style(INDEX_CSS)
+    n = len(rows)
+    with doc:
+        with h.main():
+            with h.header():
+                h.h1("Skill Doctor Batch Report")
+                statuses = ", ".join(f"{count} {status.replace('_', ' ')}"
+                                     for status, count in figures["statuses"].items())
+                h.p(f"{n} session{'s' if n != 1 else ''} graded"
+                    + (f" ({statuses})" if statuses else "")
+                    + (f"; {skipped} older than --since left out" if skipped else "") + ".",
+                    cls="meta")
+            _aggregate_section(figures, h)
+            with h.section(aria_labelledby="sessions"):
+                h.h2("Sessions", id="sessions")
+                if not rows:
+                    h.p("No sessions found.")
+                else:
+                    _sessions_table(rows, h)
+            h.footer(f"Generated by skill-doctor at {generated_at}. Deterministic: the same "
+                     "sessions and rubric give the same pages. summary.jsonl holds one "
+                     "report.json record per session; aggregate.json the figures above.")
+    return doc.render(pretty=True) + "\n"
+
+
+def _aggregate_section(figures: Mapping[str, Any], h) -> None:
+    with h.section(aria_labelledby="aggregate"):
+        h.h2("Aggregate", id="aggregate")
+        total = figures["sessions"]
+        with h.table():
+            with h.thead():
+                with h.tr():
+                    for title in ("Scale", "Sample size", "Mean", "Median", "Min", "Max"):
+                        h.th(title, scope="col", cls="" if title == "Scale" else "num")
+            with h.tbody():
+                for name in SCALES:
+                    s = figures["scales"][name]
+                    with h.tr():
+                        h.td(SCALE_TITLES[name])
+                        h.td(f"n = {s['n']} of {total}", cls="num")
+                        for key in ("mean", "median", "min", "max"):
+                            h.td(_fmt(s[key]), cls="num")
+        h.p("Sessions without a score (too short, unparseable, or code quality of a session "
+            "that changed no code) are not in the sample.", cls="meta")
+        with h.table():
+            with h.thead():
+                with h.tr():
+                    h.th("Score", scope="col")
+                    for name in SCALES:
+                        h.th(SCALE_TITLES[name] + " (sessions)", scope="col", cls="num")
+            with h.tbody():
+                for k in range(10, -1, -1):
+                    with h.tr():
+                        h.td(str(k) if k == 10 else f"{k} to under {k + 1}")
+                        for name in SCALES:
+                            s = figures["scales"][name]
+                            count = s["distribution"][str(k)]
+                            with h.td(cls="num"):
+                                if count and s["n"]:
+                                    h.span(cls="bar", style=f"width: {max(2, round(60 * count / s['n']))}px")
+                                h.span(f" {count}")
+        found = figures["findings"]
+        h.h2("Most frequent findings", id="frequent")
+        if not found["most_frequent"]:
+            h.p("No findings in any scored session." if found["sessions_scored"]
+                else "No session could be scored.")
+            return
+        h.p(f"Share of the {found['sessions_scored']} scored sessions with each finding.",
+            cls="meta")
+        with h.table():
+            with h.thead():
+                with h.tr():
+                    h.th("Rule", scope="col")
+                    h.th("Criterion", scope="col")
+                    h.th("Sessions", scope="col", cls="num")
+                    h.th("Share", scope="col", cls="num")
+            with h.tbody():
+                for item in found["most_frequent"]:
+                    with h.tr():
+                        h.td(f"{item['id']} {item['rule']}")
+                        h.td(item["category"])
+                        h.td(str(item["sessions"]), cls="num")
+                        h.td(f"{round(100 * item['share'])}%", cls="num")
+
+
+def _sessions_table(rows: Sequence[Row], h) -> None:
+    with h.table():
+        with h.thead():
+            with h.tr():
+                for title in ("Session", "Harness", "Date", "Turns", "Efficiency",
+                              "Code quality", "Worst criterion"):
+                    h.th(title, scope="col",
+                         cls="num" if title in ("Turns", "Efficiency", "Code quality") else "")
+        with h.tbody():
+            for row in rows:
+                g = row.graded
+                with h.tr():
+                    with h.td():
+                        if row.name is not None:
+                            h.a(g.session_id, href=f"sessions/{quote(row.name)}/report.html")
+                        else:
+                            h.span(g.session_id)
+                        h.br()
+                        h.code(g.path)
+                    h.td(g.harness or "—")
+                    h.td(g.date or "—")
+                    h.td(str(g.turns), cls="num")
+                    if g.status in ("ok", "parse_error") and any(
+                            v is not None for v in g.scores.values()):
+                        for name in SCALES:
+                            value = g.scores.get(name)
+                            h.td(_fmt(value), cls=("num " + _level(value)).strip())
+                        h.td(g.worst or "none: every criterion at its maximum")
+                    else:
+                        label = {"too_short": "too short to assess",
+                                 "no_history": "no history",
+                                 "parse_error": "could not be parsed",
+                                 "error": "not graded"}.get(g.status, g.status)
+                        h.td("N/A", cls="num")
+                        h.td("N/A", cls="num")
+                        h.td(f"{label}: {g.message}" if g.message and g.status == "error"
+                             else label, cls="error" if g.status in ("error", "parse_error")
+                             else "status")
