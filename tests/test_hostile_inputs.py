@@ -12,7 +12,10 @@ import errno
 import io
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -29,6 +32,39 @@ from skill_doctor.write import dump_json
 
 EXAMPLES = ROOT / "examples"
 TWO_TURNS = [{"user": "Fix the bug in a.py"}, {"assistant": "Fixed it."}]
+
+
+def shared_folder() -> Path:
+    """A fresh folder an unprivileged user can enter (pytest's own tmp folders are private)."""
+    folder = Path(tempfile.mkdtemp(prefix="skill-doctor-perm-"))
+    folder.chmod(0o777)
+    return folder
+
+
+def as_unprivileged_user(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """Run this Python with `args` as an ordinary user (nobody, via setpriv, when we are root),
+    so file permissions are enforced for real."""
+    import skill_doctor
+
+    # The package and its dependencies exactly as this test process sees them.
+    paths = [str(Path(skill_doctor.__file__).resolve().parent.parent)]
+    paths += [p for p in sys.path if p.endswith("site-packages")]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd),
+           "PYTHONPATH": os.pathsep.join(paths), "SOURCE_DATE_EPOCH": "1767225600",
+           "NO_COLOR": "1"}
+    cmd = [sys.executable, *args]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root and setpriv is missing: cannot drop privileges")
+        drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        probe = subprocess.run([*drop, sys.executable, "-c",
+                                "import skill_doctor.cli, dominate, lark, yaml, unidiff"], cwd=cwd,
+                               env=env, capture_output=True, text=True)
+        if probe.returncode != 0:
+            pytest.skip(f"an unprivileged user cannot run this installation: {probe.stderr[-200:]}")
+        cmd = [*drop, *cmd]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
 
 
 def run(args, cwd: Path, capsys):
@@ -150,14 +186,17 @@ def test_unreadable_file_is_a_parse_error_report(tmp_path, capsys, monkeypatch):
     assert data["message"] == "Unparseable format: cannot read s.jsonl: Permission denied"
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
-                    reason="root reads files whatever their mode")
 def test_file_without_read_permission(tmp_path):
-    session = tmp_path / "s.jsonl"
+    # Run as an unprivileged user, since root reads files whatever their mode.
+    folder = shared_folder()
+    session = folder / "s.jsonl"
     session.write_text(claude_jsonl(TWO_TURNS))
     session.chmod(0)
-    transcript = decode_file(session)
-    assert transcript.problem is not None and "Permission denied" in transcript.problem.message
+    proc = as_unprivileged_user(
+        ["-c", "import sys; from skill_doctor.decode import decode_file; "
+               "print(decode_file(sys.argv[1]).problem.message)", str(session)], folder)
+    assert proc.returncode == 0, proc.stderr
+    assert "Permission denied" in proc.stdout
 
 
 # -- what the transcript holds ------------------------------------------------------------
@@ -379,18 +418,18 @@ def test_unwritable_dir_is_one_line_exit_3_and_nothing_left(tmp_path, capsys, mo
     assert list(tmp_path.iterdir()) == []  # the parents it made are gone too
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
-                    reason="root writes into folders whatever their mode")
-def test_read_only_parent_folder(tmp_path, capsys):
-    parent = tmp_path / "ro"
+def test_read_only_parent_folder():
+    # Run as an unprivileged user, since root writes into folders whatever their mode.
+    folder = shared_folder()
+    session = folder / "s.jsonl"
+    session.write_bytes((EXAMPLES / "clean-fix.jsonl").read_bytes())
+    parent = folder / "ro"
     parent.mkdir()
     parent.chmod(0o555)
-    try:
-        code, _, err = run(["report", str(EXAMPLES / "clean-fix.jsonl"), "-o", "ro/r"],
-                           tmp_path, capsys)
-    finally:
-        parent.chmod(0o755)
-    assert code == 3 and err.count("\n") == 1
+    proc = as_unprivileged_user(["-m", "skill_doctor", "report", str(session), "-o", "ro/r"],
+                                folder)
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Permission denied" in proc.stderr
     assert list(parent.iterdir()) == []
 
 
