@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from .diffs import changed_lines
-from .facts import EditRecord, Facts, classify_check, is_doc_file, relative_path
+from .facts import EditRecord, Facts, classify_check, is_doc_file, relative_path, word_count
 from .model import Role, ToolKind, Turn
 
 
@@ -103,7 +103,9 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     level drops when a check still fails at the end (and the final message claiming success
     anyway is called out), when the last tool call failed, when the user corrected the work and
     the agent never acted on it, when the user interrupted at the end, or when no check shows
-    the outcome (said in the evidence, rather than guessing high). 0 ("no progress") only when
+    the outcome (said in the evidence, rather than guessing high). A question is answered by
+    any assistant message after it of `min_answer_words` words or more (CJK text counted by
+    characters). 0 ("no progress") only when
     nothing toward the goal happened.
 
     Why it matters: a session that ends without the goal met, or without evidence that it was
@@ -159,8 +161,10 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                                          "cannot show the change works"))
                 causes.append("no_check")
     else:
-        if answer is not None and answer.index > goal.index and \
-                len(answer.content.split()) >= params["min_answer_words"]:
+        # Any real answer after the request counts: a session that goes on to other requests
+        # may end on a short "ok" / "thumbs up" exchange.
+        if any(a.index > goal.index and word_count(a.content) >= params["min_answer_words"]
+               for a in facts.assistant_turns):
             level = 3
         else:
             level = 1
@@ -687,7 +691,7 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             actions.add(_target(t))
     answer_units = 0.0
     if not facts.asks_for_change and facts.final_answer is not None:
-        answer_units = min(len(facts.final_answer.content.split()) / 100, 4.0)
+        answer_units = min(word_count(facts.final_answer.content) / 100, 4.0)
     # An edit whose file the log does not name still counts, as 1 (it may touch a file
     # already counted, so not the 2 of a file).
     work = (len(facts.user_turns) + 2 * len(facts.edited_paths) + len(facts.unlocated_edits)

@@ -156,6 +156,19 @@ def _posix(path: str) -> str:
     return p
 
 
+# Chinese, Japanese and Korean text has no spaces between words: count its characters.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words in a text, for any script: space-separated words, plus one word per two CJK
+    characters (a Chinese or Japanese word averages about two characters)."""
+    cjk = len(_CJK.findall(text))
+    if not cjk:
+        return len(text.split())
+    return len(_CJK.sub(" ", text).split()) + (cjk + 1) // 2
+
+
 def is_doc_file(path: str) -> bool:
     name = path.lower()
     return name.endswith(_DOC_SUFFIXES) or posixpath.basename(name) in ("license", "readme",
@@ -258,8 +271,8 @@ def compute(transcript: Transcript) -> Facts:
         if turn.role is Role.USER:
             user_turns.append(turn)
             # The goal is the first real request: a bare greeting ("hi") does not count.
-            if goal is None or (len(goal.content.split()) < 3 and not worked
-                                and len(turn.content.split()) >= 3):
+            if goal is None or (word_count(goal.content) < 3 and not worked
+                                and word_count(turn.content) >= 3):
                 goal = turn
             elif worked and _CORRECTION.search(turn.content):
                 corrections.append(turn.index)

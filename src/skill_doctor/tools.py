@@ -319,6 +319,7 @@ def shell_file_effects(command: str) -> tuple[list[str], list[str], ToolKind]:
     return reads, writes, kind
 
 
+_METADATA_READERS = {"wc", "stat", "file"}
 # Programs that pass lines through unchanged (a read piped through them shows the same lines).
 _LINE_KEEPERS = {"cat", "nl", "less", "more", "bat", "expand"}
 _SED_RANGE = re.compile(r"(\d+)(?:,(\d+|\$))?p")
@@ -343,10 +344,12 @@ def _line_count(args: list[str]) -> int | str | None:
     return 10 if not any(a.startswith("-") for a in args) else None
 
 
-def _read_window(program: str, args: list[str], files: list[str]) -> tuple:
+def _read_window(program: str, args: list[str], files: list[str]) -> tuple | None:
     """The lines a reader shows: (first, last or None, numbered), or ("filter", text) when
     it shows something other than a line range (a pattern, a byte count, a summary)."""
     rest = [a for a in args if a not in files]
+    if program in _METADATA_READERS:
+        return None  # a line count or file type shows no content: never a repeated read
     numbered = program == "nl" or (program in ("cat", "bat") and any(
         a.startswith("-") and "n" in a.lstrip("-") for a in rest))
     if program in _LINE_KEEPERS and all(a.startswith("-") for a in rest):
@@ -369,7 +372,7 @@ def _read_window(program: str, args: list[str], files: list[str]) -> tuple:
 
 def _narrow(window: tuple, program: str, args: list[str]) -> tuple:
     """A read's window after piping it through `program args` (`nl f | sed -n 5,9p`)."""
-    step = _read_window(program, args, [])
+    step = _read_window(program, args, []) or ("filter", program)
     if window[0] == "filter" or step[0] in ("filter", "tail"):
         return ("filter", f"{window} | {step}")
     first, last, numbered = window
@@ -396,7 +399,8 @@ def shell_read_windows(command: str) -> dict[str, tuple]:
         for words, _redirects, piped in _commands(line):
             program, args = _program(words)
             if piped and current is not None:
-                current = (current[0], _narrow(current[1], program, args))
+                current = (current[0], _narrow(current[1], program, args)
+                           if current[1] is not None else None)
             elif not piped and program in _SHELL_READERS:
                 operands = [a for a in args if not a.startswith("-")]
                 if program in _SCRIPTED_READERS and operands and not any(
@@ -406,7 +410,7 @@ def shell_read_windows(command: str) -> dict[str, tuple]:
                 current = (files, _read_window(program, args, files)) if files else None
             else:
                 current = None
-            if current is not None:
+            if current is not None and current[1] is not None:
                 for path in current[0]:
                     windows[path] = current[1]
     return windows
