@@ -156,9 +156,15 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                 level = 2
                 code_edits = [t for t, p in _edits_with_paths(facts) if not is_doc_file(p)]
                 code_edits += facts.unlocated_edits  # no file named: cannot be shown to be docs
-                evidence.append(Evidence(max(code_edits, default=last_edit),
-                                         "no check ran after the last edit, so the transcript "
-                                         "cannot show the change works"))
+                undecided = [c for c in facts.checks if c.turn > last_edit]
+                if undecided:  # it ran, but its output shows neither a pass nor a failure
+                    evidence.append(Evidence(undecided[-1].turn, "the check after the last edit "
+                                             "shows no pass or failure: "
+                                             f"{undecided[-1].command[:120]}"))
+                else:
+                    evidence.append(Evidence(max(code_edits, default=last_edit),
+                                             "no check ran after the last edit, so the "
+                                             "transcript cannot show the change works"))
                 causes.append("no_check")
     else:
         # Any real answer after the request counts: a session that goes on to other requests

@@ -376,7 +376,8 @@ _EXIT_LINE = re.compile(r"^\s*(?:Exit code:?\s*\d+|Exit Code:\s*\d+)\s*$", re.I 
 # Edits some harnesses log as successful although the output says the patch did not apply.
 _EDIT_FAILED_OUTPUT = re.compile(
     r"^\s*(?:error:|execution error:|failed in sandbox\b|Failed to find expected lines"
-    r"|String to replace not found|invalid hunk|patch (?:failed|does not apply))", re.I)
+    r"|String to replace not found|invalid hunk|patch (?:failed|does not apply))"
+    r"|^Your proposed edit has introduced new syntax error", re.I | re.M)
 
 
 def found_nothing(turn: Turn) -> bool:
