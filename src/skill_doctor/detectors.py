@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from .diffs import changed_lines
-from .facts import EditRecord, Facts, classify_check, is_doc_file, relative_path
+from .facts import EditRecord, Facts, classify_check, is_doc_file, relative_path, word_count
 from .model import Role, ToolKind, Turn
 
 
@@ -103,7 +103,9 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     level drops when a check still fails at the end (and the final message claiming success
     anyway is called out), when the last tool call failed, when the user corrected the work and
     the agent never acted on it, when the user interrupted at the end, or when no check shows
-    the outcome (said in the evidence, rather than guessing high). 0 ("no progress") only when
+    the outcome (said in the evidence, rather than guessing high). A question is answered by
+    any assistant message after it of `min_answer_words` words or more (CJK text counted by
+    characters). 0 ("no progress") only when
     nothing toward the goal happened.
 
     Why it matters: a session that ends without the goal met, or without evidence that it was
@@ -127,7 +129,7 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     causes: list[str] = []
     answer = facts.final_answer
     if facts.asks_for_change:
-        if not facts.changed_code:
+        if not facts.made_changes:
             level = 1 if facts.tool_turns else 0
             evidence.append(Evidence(goal.index, "a change was asked for, but no file was changed"))
             causes.append("unfinished")
@@ -147,18 +149,28 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                     evidence.append(Evidence(answer.index, f"the final message claims success, but "
                                                            f"the check at turn {last.turn} failed"))
                     causes.insert(0, "false_claim")
-            elif all(is_doc_file(p) for p in facts.edited_paths):
+            elif facts.edited_paths and not facts.unlocated_edits and \
+                    all(is_doc_file(p) for p in facts.edited_paths):
                 level = 3  # documentation and configuration need no test run
             else:
                 level = 2
                 code_edits = [t for t, p in _edits_with_paths(facts) if not is_doc_file(p)]
-                evidence.append(Evidence(max(code_edits, default=last_edit),
-                                         "no check ran after the last edit, so the transcript "
-                                         "cannot show the change works"))
+                code_edits += facts.unlocated_edits  # no file named: cannot be shown to be docs
+                undecided = [c for c in facts.checks if c.turn > last_edit]
+                if undecided:  # it ran, but its output shows neither a pass nor a failure
+                    evidence.append(Evidence(undecided[-1].turn, "the check after the last edit "
+                                             "shows no pass or failure: "
+                                             f"{undecided[-1].command[:120]}"))
+                else:
+                    evidence.append(Evidence(max(code_edits, default=last_edit),
+                                             "no check ran after the last edit, so the "
+                                             "transcript cannot show the change works"))
                 causes.append("no_check")
     else:
-        if answer is not None and answer.index > goal.index and \
-                len(answer.content.split()) >= params["min_answer_words"]:
+        # Any real answer after the request counts: a session that goes on to other requests
+        # may end on a short "ok" / "thumbs up" exchange.
+        if any(a.index > goal.index and word_count(a.content) >= params["min_answer_words"]
+               for a in facts.assistant_turns):
             level = 3
         else:
             level = 1
@@ -166,7 +178,7 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             causes.append("unanswered")
 
     tools_after = [t for t in facts.tool_turns if t.index > goal.index]
-    if tools_after and tools_after[-1].is_error:
+    if tools_after and tools_after[-1].index in facts.failed:
         last = tools_after[-1]
         answered_later = answer is not None and answer.index > last.index
         if not answered_later or level == 3:
@@ -194,7 +206,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
 
 def _edit_turns(facts: Facts) -> list[int]:
-    return [e.turn for e in facts.edits] + [t for t, _ in facts.shell_writes]
+    return [e.turn for e in facts.edits] + [t for t, _ in facts.shell_writes] + list(
+        facts.unlocated_edits)
 
 
 def _edits_with_paths(facts: Facts) -> list[tuple[int, str]]:
@@ -293,8 +306,10 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     to afterwards by the agent (in its messages or its later tool calls). Project orientation
     files (README, CLAUDE.md, AGENTS.md, manifests) and the session's own scratch output are
     always fair reads. When the request is a question or an investigation, reading is the work:
-    only repeats and broad searches count. A second read of a file that did not change in
-    between counts, and so does a search or listing that swept an unrelated tree (the home
+    only repeats and broad searches count. A second read of the same part of a file that did
+    not change in between counts (reads of other line ranges, `sed -n '200,340p' f` after
+    `sed -n '1,120p' f`, are not repeats; nor are reads whose range and result the log does
+    not keep), and so does a search or listing that swept an unrelated tree (the home
     folder, the disk root, or results mostly inside node_modules and the like).
 
     Why it matters: every off-task read costs a turn and context, and pushes the relevant
@@ -309,7 +324,7 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     cwd = facts.transcript.cwd
     edited = set(facts.edited_paths)
     edited_dirs = {posixpath.dirname(p) for p in edited}
-    judge_use = facts.asks_for_change and facts.changed_code
+    judge_use = facts.asks_for_change and facts.changed_code  # unlocated edits: cannot judge use
     read_names = {posixpath.basename(p) for _, p in facts.reads if len(posixpath.basename(p)) >= 3}
     # Last turn naming each read file, in one scan of the session's text (no pass per read).
     last_named: dict[str, int] = {}
@@ -353,8 +368,9 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             turns = edit_turns_by_path.get(path, ())
             after = bisect.bisect_right(turns, previous)  # edit turns are in session order
             changed_between = after < len(turns) and turns[after] < turn
-            if not changed_between and not _SCRATCH.search(path) and \
-                    _read_range(facts.turn(previous)) == _read_range(facts.turn(turn)):
+            window = facts.read_windows.get((turn, path))
+            if not changed_between and not _SCRATCH.search(path) and window is not None \
+                    and window == facts.read_windows.get((previous, path)):
                 evidence.append(Evidence(turn, f"read {path} again; it had not changed since "
                                                f"turn {previous}"))
                 causes.append("repeated_read")
@@ -386,14 +402,6 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                        _ranked_causes(causes, ("unused_read", "repeated_read", "broad_search")))
 
 
-def _read_range(turn: Turn) -> tuple:
-    """Which part of a file a read asked for: two reads of different ranges are not a repeat."""
-    inp = turn.tool_input or {}
-    return (inp.get("offset"), inp.get("limit"), inp.get("start_line"), inp.get("end_line"),
-            inp.get("view_range") if not isinstance(inp.get("view_range"), list)
-            else tuple(inp["view_range"]))
-
-
 # -- retries ------------------------------------------------------------------------------
 
 _COSMETIC = (
@@ -420,8 +428,11 @@ def _normal_command(command: str) -> str:
 
 def _target(turn: Turn) -> str:
     """What a tool call acts on: its file, else its command (normalized), else its input."""
-    if turn.paths and turn.kind in (ToolKind.READ, ToolKind.EDIT, ToolKind.WRITE):
+    if turn.paths and turn.kind in (ToolKind.EDIT, ToolKind.WRITE):
         return "file:" + turn.paths[0]
+    if turn.paths and turn.kind is ToolKind.READ:
+        # Reading a file after a failed edit of it is the cure, not a retry of the edit.
+        return "read:" + turn.paths[0]
     command = turn.command
     if command:
         return "cmd:" + _normal_command(command)
@@ -463,7 +474,10 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     A failed tool call followed within `window` tool calls by the same call (cosmetic wrappers
     such as `cd x &&`, `2>&1` or `| tail` ignored), or at once by a near-identical one (the
     same command words with different flags), is a retry; a failed edit (old text not found,
-    file not read) followed by another edit of that file is one too. A call failing with the
+    file not read) followed by another edit of that file is one too, unless the file was read
+    in between. A search that matched nothing (exit 1, no error) did not fail, so searching
+    again with another pattern is no retry; an edit whose output says the patch did not apply
+    failed even where the log marks no error. A call failing with the
     same error as the call before it (the same permission denial, say) continues the episode.
     Hunting for the test command (several different test or build commands failing because
     they cannot run at all) is one episode. The same call with the same result `loop_repeats`
@@ -482,6 +496,7 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """
     window, loop_repeats, loop_window = params["window"], params["loop_repeats"], params["loop_window"]
     edit_turns = set(_edit_turns(facts))
+    failed_turns = facts.failed
     episodes: list[_Episode] = []
     # Open failures by target: (position, turn, user epoch, change epoch, episode or None).
     open_failures: dict[str, tuple[int, Turn, int, int, _Episode | None]] = {}
@@ -503,6 +518,7 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         if t.role is not Role.TOOL:
             continue
         position += 1
+        t_failed = t.index in failed_turns
         target = _target(t)
         is_edit = t.kind in (ToolKind.EDIT, ToolKind.WRITE)
         episode: _Episode | None = None
@@ -513,12 +529,12 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                     (c_epoch == change_epoch or failed.kind in (ToolKind.EDIT, ToolKind.WRITE)):
                 episode = ep or _new_episode(episodes, failed, "failed_edit" if is_edit
                                              else "repeated_command")
-        if episode is None and previous is not None and previous[1].is_error:
+        if episode is None and previous is not None and previous[1].index in failed_turns:
             before = previous[1]
             if before.command and t.command and before.tool_name == t.tool_name and \
                     _positional(before.command) == _positional(t.command):
                 episode = previous[2] or _new_episode(episodes, before, "repeated_command")
-            elif before.tool_name == t.tool_name and t.is_error and \
+            elif before.tool_name == t.tool_name and t_failed and \
                     _REFUSAL.search(before.tool_output or "") and \
                     _error_text(before) == _error_text(t):
                 episode = previous[2] or _new_episode(episodes, before, "same_error")
@@ -527,19 +543,24 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             episode.last = t.index
             in_retry.add(t.index)
             in_retry.add(episode.first)
-        if t.is_error:
+        if t_failed:
             open_failures[target] = (position, t, user_epoch, change_epoch, episode)
         else:
             open_failures.pop(target, None)
+            if t.kind is ToolKind.READ:
+                # the file was read again after a failed edit: the next edit is informed
+                for p in t.paths:
+                    open_failures.pop("file:" + p, None)
         # Hunting for the test command: different check commands that cannot even start.
         if t.command and classify_check(t.command) in ("test", "build", "typecheck", "lint"):
-            if t.is_error and _INVOCATION_ERROR.search(t.tool_output or ""):
+            if t_failed and _INVOCATION_ERROR.search(t.tool_output or ""):
                 hunt.append(t)
             else:
                 _hunt_episode(episodes, hunt, in_retry)
                 hunt = []
         # Loops: the same call with the same result, again and again, nothing changed between.
-        if not is_edit and t.kind is not ToolKind.PLAN:
+        # (A read whose result the log does not keep has no known result to repeat.)
+        if not is_edit and t.kind is not ToolKind.PLAN and (t.tool_output or t.command):
             key = (t.tool_name, target, (t.tool_output or "")[:2000])
             state = loops.get(key)
             epoch = user_epoch * 1_000_003 + file_epoch
@@ -556,7 +577,7 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         if t.index in edit_turns:
             change_epoch += 1
             file_epoch += 1
-        elif not t.is_error and t.kind is ToolKind.SHELL and _changes_state(t.command or ""):
+        elif not t_failed and t.kind is ToolKind.SHELL and _changes_state(t.command or ""):
             change_epoch += 1
         previous = (position, t, episode)
     _hunt_episode(episodes, hunt, in_retry)
@@ -648,7 +669,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """Turns spent per unit of work done: long sessions that did long work are fine.
 
     What it measures: real turns (injected text excluded) divided by the work the session
-    shows: 1 per user request, 2 per file changed, 1 per 20 changed lines, 1 per check run,
+    shows: 1 per user request, 2 per file changed (1 per edit whose file the log does not
+    name), 1 per 20 changed lines, 1 per check run,
     0.5 per distinct file read, 0.5 per distinct successful command that did something other
     than read or search (a commit, an install, a service restarted), 0.5 per distinct web page
     or search consulted, and for a question 1 per 100 words of the final answer (at most 4).
@@ -667,7 +689,7 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     files_read = {p for _, p in facts.reads}
     actions: set[str] = set()
     for t in facts.tool_turns:
-        if t.is_error:
+        if t.index in facts.failed:
             continue
         if t.kind is ToolKind.SHELL and t.command and not classify_check(t.command):
             actions.add(_normal_command(t.command))
@@ -675,15 +697,18 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             actions.add(_target(t))
     answer_units = 0.0
     if not facts.asks_for_change and facts.final_answer is not None:
-        answer_units = min(len(facts.final_answer.content.split()) / 100, 4.0)
-    work = (len(facts.user_turns) + 2 * len(facts.edited_paths) + facts.changed_lines / 20
+        answer_units = min(word_count(facts.final_answer.content) / 100, 4.0)
+    # An edit whose file the log does not name still counts, as 1 (it may touch a file
+    # already counted, so not the 2 of a file).
+    work = (len(facts.user_turns) + 2 * len(facts.edited_paths) + len(facts.unlocated_edits)
+            + facts.changed_lines / 20
             + len(facts.checks) + 0.5 * len(files_read) + 0.5 * len(actions) + answer_units)
     work = max(work, 1.0)
     ratio = round(len(real) / work, 2)
     summary = (f"{len(real)} turns for {work:.1f} units of work ({ratio} turns per unit)")
     evidence = []
     causes = ["verbose"]
-    if facts.changed_code:
+    if facts.made_changes:
         # The longest stretch of tool calls that neither edits nor checks.
         productive = set(_edit_turns(facts)) | {c.turn for c in facts.checks}
         best: tuple[int, int, int] = (0, 0, 0)
@@ -728,7 +753,9 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     /tmp, and places a user message names, excepted); a test file whose assertions were removed
     without replacement; and, when the request names the files to change, a code file in
     another part of the project that no user message names and that neither imports nor is
-    imported by a named file. Tests and docs edited beside the named code are on target.
+    imported by a named file. Tests and docs edited beside the named code are on target; an
+    instruction file or doc named in the request (AGENTS.md, a spec) does not narrow the
+    scope, and the session's scratch files (/tmp) never count.
 
     Why it matters: edits to the wrong file are churn at best and hidden breakage at worst
     (a hand-edited lock file, a test weakened to go green).
@@ -763,6 +790,8 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     flagged: set[str] = set()
     for path, records in sorted(by_path.items()):
         first, last = records[0], records[-1]
+        if _SCRATCH.search(path):
+            continue  # the session's own scratch files are never a wrong target
         if _GENERATED.search(path):
             flag(first.turn, f"edited generated or vendored file {path} by hand", "generated", path)
             continue
@@ -809,11 +838,16 @@ def _user_named_place(path: str, user_words: set[str]) -> bool:
 
 
 def _named_paths(facts: Facts, by_path: Mapping[str, list[EditRecord]]) -> set[str]:
-    """Edited files the request names (by path or file name)."""
+    """Edited code files the request names (by path or file name).
+
+    Instruction files, project docs and specs ("write an AGENTS.md", "see docs/spec.md") name
+    where guidance lives, not the part of the code to change, so they do not narrow the scope.
+    """
     if facts.goal is None:
         return set()
     words = _name_tokens(facts.goal.content)
-    return {p for p in by_path if posixpath.basename(p) in words or p in words}
+    return {p for p in by_path if (posixpath.basename(p) in words or p in words)
+            and posixpath.basename(p).lower() not in _ORIENTATION_FILES and not is_doc_file(p)}
 
 
 def _edited_imports(records: list[EditRecord]) -> set[str]:
@@ -945,7 +979,7 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
     What it measures: for each edited file whose surrounding text is known, the conventions
     the added lines break, each counted once per file: indentation kind (tabs vs spaces) and
-    width (2 vs 4 spaces), naming case of new functions and variables (snake_case vs
+    width (2 vs 4 spaces, from consistent indent steps on both sides; a mixed file has none), naming case of new functions and variables (snake_case vs
     camelCase), quote style in Python, trailing whitespace, code lines longer than both
     `max_line_length` and the file's longest line, a final newline dropped. Prose files
     (Markdown, text) are not held to a line length.
@@ -992,19 +1026,28 @@ def _indent_kind(lines: list[str]) -> str | None:
     return "tabs" if tabs > spaces else "spaces"
 
 
-def _indent_width(lines: list[str]) -> int | None:
-    """The file's space-indent step (2 or 4), from the smallest non-zero indents seen."""
+def _indent_width(lines: list[str], min_steps: int = 2) -> int | None:
+    """The text's space-indent step (2 or 4), or None when the evidence is thin or mixed.
+
+    Measured from how much the indent grows from one line to the next, not from absolute
+    indents: a snippet cut from deep inside a file, a hanging continuation or a YAML block in
+    a string literal says little. At least `min_steps` steps of 2 or 4 are needed, and one of
+    them must make three quarters of the steps.
+    """
     steps = Counter()
+    previous = 0
     for l in lines:
-        if l.startswith(" ") and l.strip():
-            width = len(l) - len(l.lstrip(" "))
-            if width in (2, 4):
-                steps[width] += 1
-    if not steps:
+        if not l.strip():
+            continue
+        width = len(l) - len(l.lstrip(" "))
+        if width > previous and width - previous in (2, 4):
+            steps[width - previous] += 1
+        previous = width
+    total = steps[2] + steps[4]
+    if total < min_steps:
         return None
-    if steps[2] and (not steps[4] or steps[2] >= steps[4] // 4):
-        return 2 if steps[2] >= 2 else None
-    return 4 if steps[4] >= 2 else None
+    width, count = max(steps.items(), key=lambda kv: (kv[1], kv[0]))
+    return width if count * 4 >= total * 3 else None
 
 
 _DEF_NAME = re.compile(r"^\s*(?:async\s+)?(?:def|function|func|fn|let|const|var)\s+([A-Za-z_]\w*)"
@@ -1121,7 +1164,9 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     transcript shows it whole) does not compile; debug statements or breakpoints, TODO / FIXME
     markers, and commented-out code (two or more commented lines that parse as code) added to
     code and not removed by a later edit; tests skipped, or test files deleted (by an edit or
-    by `rm` / `git rm`); imports added to a Python file and never used in it.
+    by `rm` / `git rm`); imports added to a Python file and never used in it (`__future__`
+    imports are directives, never unused). A file is compiled and checked only when the
+    transcript shows its whole text after the session's last edit of it.
 
     Why it matters: these are the defects reviewers most often catch late, and each one means
     the agent left the code worse than a finished change should.
@@ -1182,14 +1227,17 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             signal(r.turn, f"test skipped in {r.path}: {skipped[0].strip()[:80]}", "test_skipped")
         if r.edit.deleted and _TEST_FILE.search(r.path):
             signal(r.turn, f"test file deleted: {r.path}", "test_deleted")
-        if r.path.endswith(".py") and r.edit.after is not None:
-            latest_after[r.path] = (r.turn, r.edit.after)
+        if r.path.endswith(".py"):
+            if r.edit.after is not None:
+                latest_after[r.path] = (r.turn, r.edit.after)
+            else:  # a snippet edit made the last known whole text stale
+                latest_after.pop(r.path, None)
     for path in sorted(pending):
         for turn, _, note, cause in pending[path]:
             signal(turn, note, cause)
     for t in facts.tool_turns:
         command = t.command
-        if command and not t.is_error and "rm " in command:
+        if command and t.index not in facts.failed and "rm " in command:
             for match in _RM.finditer(command):
                 tests = [w for w in match.group(2).split() if _TEST_FILE.search(w.strip("'\""))]
                 if tests:
@@ -1230,6 +1278,8 @@ def _unused_new_imports(tree: ast.AST, text: str, added_by_path: Mapping[str, li
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue  # compiler directives, never "used" by name
         if not 0 < node.lineno <= len(source_lines) or source_lines[node.lineno - 1].strip() not in added:
             continue
         for alias in node.names:

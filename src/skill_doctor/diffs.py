@@ -83,6 +83,7 @@ def parse_apply_patch(text: str) -> list[FileEdit]:
             def close_chunk() -> None:
                 if not chunk:
                     return
+                chunk[:] = _cancel_unchanged(chunk)
                 n_old = sum(1 for c in chunk if c[0] in " -")
                 n_new = sum(1 for c in chunk if c[0] in " +")
                 hunks.append(f"@@ -1,{n_old} +1,{n_new} @@\n")
@@ -113,12 +114,50 @@ def parse_apply_patch(text: str) -> list[FileEdit]:
         if match:
             flush()
             action, path, body = match.group(1), match.group(2), []
-        elif raw.startswith("*** Begin Patch") or raw.startswith("*** End Patch"):
+        elif raw.startswith("*** End Patch"):
+            # whatever follows (a heredoc delimiter, a second command) is not patch text
+            flush()
+            action = path = None
+        elif raw.startswith("*** Begin Patch"):
             continue
         elif path is not None:
             body.append(raw)
     flush()
     return edits
+
+
+def _cancel_unchanged(chunk: list[str]) -> list[str]:
+    """A hunk with lines removed and added back unchanged turned into context lines.
+
+    Agents often anchor a patch by removing a line and adding it again as it was
+    (`-from x import (` / `+from x import (`); applied, that changes nothing, so the diff
+    must not show it as a change (it would read as a whitespace-only hunk). Each run of
+    changed lines keeps only what differs after its common leading and trailing lines.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(chunk):
+        if chunk[i][0] == " ":
+            out.append(chunk[i])
+            i += 1
+            continue
+        j = i
+        while j < len(chunk) and chunk[j][0] != " ":
+            j += 1
+        minus = [c[1:] for c in chunk[i:j] if c[0] == "-"]
+        plus = [c[1:] for c in chunk[i:j] if c[0] == "+"]
+        head = 0
+        while head < min(len(minus), len(plus)) and minus[head] == plus[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(minus), len(plus)) - head and minus[-1 - tail] == plus[-1 - tail]:
+            tail += 1
+        out.extend(" " + line for line in minus[:head])
+        out.extend("-" + line for line in minus[head:len(minus) - tail])
+        out.extend("+" + line for line in plus[head:len(plus) - tail])
+        out.extend(" " + line for line in minus[len(minus) - tail:])
+        i = j
+    return out
 
 
 _SEARCH_REPLACE = re.compile(

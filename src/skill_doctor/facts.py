@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from dataclasses import dataclass
-from typing import Iterable
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
 
 from .diffs import count_changes
 from .model import FileEdit, Role, ToolKind, Transcript, Turn
+from .tools import shell_read_windows
 
 # Commands that check the work: test runners, builds, type checkers, linters.
 _CHECK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -94,6 +95,20 @@ class Facts:
     interruptions: tuple[int, ...]
     corrections: tuple[int, ...]  # user messages rejecting or correcting the work
     final_answer: Turn | None  # the last real assistant message
+    # Which part of the file each read showed, by (turn, path): (first, last, numbered) or
+    # ("filter", text); missing when the log cannot tell (no range asked, no output kept).
+    read_windows: Mapping[tuple[int, str], tuple] = field(default_factory=dict)
+    # Edit turns whose file the log does not name (old SpecStory exports): a change was made,
+    # but no file can be graded.
+    unlocated_edits: tuple[int, ...] = ()
+    # `failures` as a set, for detectors that ask about each turn (a search that found
+    # nothing is no failure; an edit whose output says it did not apply is one).
+    failed: frozenset[int] = frozenset()
+
+    @property
+    def made_changes(self) -> bool:
+        """Whether the session changed anything, even where the log does not say which file."""
+        return self.changed_code or bool(self.unlocated_edits)
 
     @property
     def edited_paths(self) -> tuple[str, ...]:
@@ -105,7 +120,8 @@ class Facts:
 
     @property
     def last_edit_turn(self) -> int | None:
-        turns = [e.turn for e in self.edits] + [t for t, _ in self.shell_writes]
+        turns = [e.turn for e in self.edits] + [t for t, _ in self.shell_writes] + list(
+            self.unlocated_edits)
         return max(turns) if turns else None
 
     @property
@@ -138,6 +154,19 @@ def _posix(path: str) -> str:
     if match:
         p = f"/{match.group(1).lower()}/{p[3:]}"
     return p
+
+
+# Chinese, Japanese and Korean text has no spaces between words: count its characters.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words in a text, for any script: space-separated words, plus one word per two CJK
+    characters (a Chinese or Japanese word averages about two characters)."""
+    cjk = len(_CJK.findall(text))
+    if not cjk:
+        return len(text.split())
+    return len(_CJK.sub(" ", text).split()) + (cjk + 1) // 2
 
 
 def is_doc_file(path: str) -> bool:
@@ -227,6 +256,8 @@ def compute(transcript: Transcript) -> Facts:
     failed_edits: list[int] = []
     checks: list[Check] = []
     failures: list[int] = []
+    read_windows: dict[tuple[int, str], tuple] = {}
+    unlocated: list[int] = []
     interruptions: list[int] = []
     corrections: list[int] = []
     goal: Turn | None = None
@@ -240,8 +271,8 @@ def compute(transcript: Transcript) -> Facts:
         if turn.role is Role.USER:
             user_turns.append(turn)
             # The goal is the first real request: a bare greeting ("hi") does not count.
-            if goal is None or (len(goal.content.split()) < 3 and not worked
-                                and len(turn.content.split()) >= 3):
+            if goal is None or (word_count(goal.content) < 3 and not worked
+                                and word_count(turn.content) >= 3):
                 goal = turn
             elif worked and _CORRECTION.search(turn.content):
                 corrections.append(turn.index)
@@ -251,7 +282,7 @@ def compute(transcript: Transcript) -> Facts:
             tool_turns.append(turn)
             worked = True
             _tool_facts(turn, cwd, reads, explorations, edits, shell_writes, failed_edits,
-                        checks, failures)
+                        checks, failures, read_windows, unlocated)
 
     final_answer = assistant_turns[-1] if assistant_turns else None
     return Facts(
@@ -262,21 +293,31 @@ def compute(transcript: Transcript) -> Facts:
         edits=tuple(edits), shell_writes=tuple(shell_writes), failed_edits=tuple(failed_edits),
         checks=tuple(checks), failures=tuple(failures), interruptions=tuple(interruptions),
         corrections=tuple(corrections), final_answer=final_answer,
+        read_windows=read_windows, unlocated_edits=tuple(unlocated), failed=frozenset(failures),
     )
 
 
 def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, edits: list,
-                shell_writes: list, failed_edits: list, checks: list, failures: list) -> None:
-    if turn.is_error:
+                shell_writes: list, failed_edits: list, checks: list, failures: list,
+                read_windows: dict, unlocated: list) -> None:
+    failed = tool_failed(turn)
+    if failed:
         failures.append(turn.index)
     kind = turn.kind
     if kind is ToolKind.READ:
-        if not turn.is_error:
-            reads.extend((turn.index, relative_path(p, cwd)) for p in turn.paths)
+        # A search that matched nothing stopped its `&& sed ...`: nothing was read.
+        if not failed and not found_nothing(turn):
+            windows = shell_read_windows(turn.command) if turn.command else None
+            for raw in turn.paths:
+                path = relative_path(raw, cwd)
+                reads.append((turn.index, path))
+                window = windows.get(raw) if windows is not None else _input_window(turn)
+                if window is not None:
+                    read_windows[(turn.index, path)] = window
     elif kind in (ToolKind.SEARCH, ToolKind.LIST):
         explorations.append(turn.index)
     elif kind in (ToolKind.EDIT, ToolKind.WRITE):
-        if turn.is_error:
+        if failed:
             failed_edits.append(turn.index)
         elif turn.edits:
             for edit in turn.edits:
@@ -285,11 +326,78 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
                                         added, removed))
         elif turn.via_shell:
             shell_writes.extend((turn.index, relative_path(p, cwd)) for p in turn.paths)
+        elif not turn.paths and _has_new_text(turn):
+            unlocated.append(turn.index)
     command = turn.command
     if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
         check_kind = classify_check(command)
         if check_kind:
             checks.append(Check(turn.index, command, check_kind, check_outcome(turn)))
+
+
+# Range parameters of the read tools of every harness (Read offset/limit, view_range ...).
+_RANGE_KEYS = ("offset", "limit", "start_line", "end_line", "view_range", "line_number",
+               "startLine", "endLine", "start_line_one_indexed", "end_line_one_indexed_inclusive",
+               "line_range", "lines")
+
+
+def _input_window(turn: Turn) -> tuple | None:
+    """The part of the file a read tool asked for, from its input.
+
+    No range asked means the whole file, when the output shows what came back; with neither
+    a range nor an output (exports that keep only "Read file: X"), the part read is unknown.
+    """
+    inp = turn.tool_input or {}
+    asked = tuple((key, _hashable(inp[key])) for key in _RANGE_KEYS if inp.get(key) is not None)
+    if asked:
+        return asked
+    return ("whole",) if turn.tool_output or turn.output_length else None
+
+
+def _hashable(value: object) -> object:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _hashable(v)) for k, v in value.items()))
+    return value
+
+
+def _has_new_text(turn: Turn) -> bool:
+    inp = turn.tool_input or {}
+    return any(isinstance(inp.get(key), str) and inp[key].strip() for key in (
+        "new_string", "newText", "new_str", "newString", "content", "file_text", "code_edit"))
+
+
+# Searchers exit 1 when nothing matched: that is an answer, not a failed call.
+_SEARCH_PROGRAM = re.compile(r"(?:^|[;&|(]|\s)(?:rg|grep|egrep|fgrep|ag|ack|git\s+grep)\s")
+_ERROR_TEXT = re.compile(r"error|no such file|not found|permission denied|unrecognized|invalid"
+                         r"|usage:|cannot|traceback|denied|failed", re.I)
+_EXIT_LINE = re.compile(r"^\s*(?:Exit code:?\s*\d+|Exit Code:\s*\d+)\s*$", re.I | re.M)
+# Edits some harnesses log as successful although the output says the patch did not apply.
+_EDIT_FAILED_OUTPUT = re.compile(
+    r"^\s*(?:error:|execution error:|failed in sandbox\b|Failed to find expected lines"
+    r"|String to replace not found|invalid hunk|patch (?:failed|does not apply))"
+    r"|^Your proposed edit has introduced new syntax error", re.I | re.M)
+
+
+def found_nothing(turn: Turn) -> bool:
+    """A search (`rg x`, `grep -n x f && sed ...`) that ran and matched nothing: exit 1 with
+    no error text. Not a failure, and retrying with another pattern is not a retry."""
+    command = turn.command
+    if turn.exit_code != 1 or not command or not _SEARCH_PROGRAM.search(" " + command):
+        return False
+    rest = _EXIT_LINE.sub("", turn.tool_output or "").strip()
+    return not rest or not _ERROR_TEXT.search(rest)
+
+
+def tool_failed(turn: Turn) -> bool:
+    """Whether a tool call failed, judged the same way for every harness."""
+    if turn.is_error:
+        return not found_nothing(turn)
+    if turn.exit_code is None and turn.kind in (ToolKind.EDIT, ToolKind.WRITE) and \
+            _EDIT_FAILED_OUTPUT.search(turn.tool_output or ""):
+        return True
+    return False
 
 
 def mentions(texts: Iterable[str], path: str) -> bool:

@@ -319,6 +319,103 @@ def shell_file_effects(command: str) -> tuple[list[str], list[str], ToolKind]:
     return reads, writes, kind
 
 
+_METADATA_READERS = {"wc", "stat", "file"}
+# Programs that pass lines through unchanged (a read piped through them shows the same lines).
+_LINE_KEEPERS = {"cat", "nl", "less", "more", "bat", "expand"}
+_SED_RANGE = re.compile(r"(\d+)(?:,(\d+|\$))?p")
+
+
+def _line_count(args: list[str]) -> int | str | None:
+    """The N of `head -n N` / `tail -n N` / `head -N` (str `+N` kept for `tail -n +N`)."""
+    for i, word in enumerate(args):
+        value = None
+        if word in ("-n", "--lines") and i + 1 < len(args):
+            value = args[i + 1]
+        elif word.startswith("--lines="):
+            value = word.split("=", 1)[1]
+        elif re.fullmatch(r"-n\+?\d+", word):
+            value = word[2:]
+        elif re.fullmatch(r"-\d+", word):
+            value = word[1:]
+        if value is not None:
+            if value.startswith("+") and value[1:].isdigit():
+                return value
+            return int(value) if value.isdigit() else None
+    return 10 if not any(a.startswith("-") for a in args) else None
+
+
+def _read_window(program: str, args: list[str], files: list[str]) -> tuple | None:
+    """The lines a reader shows: (first, last or None, numbered), or ("filter", text) when
+    it shows something other than a line range (a pattern, a byte count, a summary)."""
+    rest = [a for a in args if a not in files]
+    if program in _METADATA_READERS:
+        return None  # a line count or file type shows no content: never a repeated read
+    numbered = program == "nl" or (program in ("cat", "bat") and any(
+        a.startswith("-") and "n" in a.lstrip("-") for a in rest))
+    if program in _LINE_KEEPERS and all(a.startswith("-") for a in rest):
+        return (1, None, numbered)
+    if program == "sed" and rest[:1] == ["-n"] and len(rest) == 2:
+        match = _SED_RANGE.fullmatch(rest[1].strip())
+        if match:
+            first = int(match.group(1))
+            last = match.group(2)
+            end = None if last == "$" else int(last) if last else first
+            return (first, end, False)
+    if program in ("head", "tail") and not any(a.startswith(("-c", "--bytes", "-f", "-F")) for a in rest):
+        count = _line_count(rest)
+        if isinstance(count, str):  # tail -n +N: from line N to the end
+            return (int(count[1:]), None, False)
+        if isinstance(count, int):
+            return (1, count, False) if program == "head" else ("tail", count)
+    return ("filter", " ".join([program, *rest]))
+
+
+def _narrow(window: tuple, program: str, args: list[str]) -> tuple:
+    """A read's window after piping it through `program args` (`nl f | sed -n 5,9p`)."""
+    step = _read_window(program, args, []) or ("filter", program)
+    if window[0] == "filter" or step[0] in ("filter", "tail"):
+        return ("filter", f"{window} | {step}")
+    first, last, numbered = window
+    sub_first, sub_last, sub_numbered = step
+    new_first = first + sub_first - 1
+    new_last = first + sub_last - 1 if sub_last is not None else None
+    if last is not None:
+        new_last = last if new_last is None else min(last, new_last)
+    return (new_first, new_last, numbered or sub_numbered)
+
+
+@functools.lru_cache(maxsize=4096)
+def shell_read_windows(command: str) -> dict[str, tuple]:
+    """Which part of each file a shell command shows: path -> window.
+
+    A window is (first line, last line or None for the end, line-numbered), following pipes
+    (`nl -ba f | sed -n '300,350p'` shows lines 300-350, numbered), or ("filter", text) for a
+    read that is not a line range (`grep`, `awk`, `tail -f` ...). Codex-style agents read
+    files a range at a time, and two reads of different ranges are not a repeat.
+    """
+    windows: dict[str, tuple] = {}
+    for line, _ in split_heredocs(unwrap_shell(command)):
+        current: tuple[list[str], tuple] | None = None
+        for words, _redirects, piped in _commands(line):
+            program, args = _program(words)
+            if piped and current is not None:
+                current = (current[0], _narrow(current[1], program, args)
+                           if current[1] is not None else None)
+            elif not piped and program in _SHELL_READERS:
+                operands = [a for a in args if not a.startswith("-")]
+                if program in _SCRIPTED_READERS and operands and not any(
+                        a in ("-e", "-f", "--expression") for a in args):
+                    operands = operands[1:]
+                files = [a for a in operands if _looks_like_path(a)]
+                current = (files, _read_window(program, args, files)) if files else None
+            else:
+                current = None
+            if current is not None and current[1] is not None:
+                for path in current[0]:
+                    windows[path] = current[1]
+    return windows
+
+
 def shell_edits(command: str) -> list[FileEdit]:
     """Whole-file writes whose content the command shows (`cat > f <<'EOF' ... EOF`)."""
     return _analyse(command)[3]
