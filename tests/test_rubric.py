@@ -188,3 +188,18 @@ def test_extends_must_be_a_boolean(tmp_path):
 def test_every_detector_declares_causes_and_reports_known_ones():
     for det in DETECTORS.values():
         assert det.causes, det.name
+
+
+def test_code_quality_na_says_when_the_log_hides_which_files_changed(tmp_path):
+    steps = [
+        {"user": "Refactor _create_model_instance in strategies/dict_to_model.py."},
+        {"tool": "Edit", "input": {"file_path": "", "old_string": "a", "new_string": "b"},
+         "output": ""},
+        {"assistant": "I've refactored _create_model_instance as asked."},
+    ]
+    scores = grade_steps(tmp_path, steps)
+    assert scores.code_quality.score is None
+    assert "does not show which files" in scores.code_quality.reason
+    question = grade_steps(tmp_path, [{"user": "What does page_count return?"},
+                                      {"assistant": "It returns the number of full pages."}])
+    assert "made no code changes" in question.code_quality.reason

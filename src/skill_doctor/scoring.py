@@ -14,6 +14,8 @@ from .facts import Facts
 from .rubric import SCALES, Band, Criterion, Rubric
 
 NO_CODE_REASON = "N/A: the session made no code changes, so there is nothing to grade"
+UNLOCATED_REASON = ("N/A: the session changed files, but its log does not show which files or "
+                    "what changed, so there is nothing to grade")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +54,10 @@ def score(facts: Facts, rubric: Rubric) -> Scores:
     for name in SCALES:
         criteria = rubric.scale(name)
         if name == "code_quality" and not facts.changed_code:
-            scales[name] = not_scored(criteria, name, NO_CODE_REASON)
+            # Edits whose files the log does not name cannot be judged for code quality either,
+            # but the reason must say so rather than claim nothing changed.
+            reason = UNLOCATED_REASON if facts.made_changes else NO_CODE_REASON
+            scales[name] = not_scored(criteria, name, reason)
             continue
         results = []
         for criterion in criteria:
