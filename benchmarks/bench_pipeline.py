@@ -99,18 +99,25 @@ def floor(path: Path, decoder: str) -> float:
 
 
 def run(cmd: list[str], cwd: Path) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MiB, exit code) of one child process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env=ENV)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): "
-                         f"{proc.stderr.read().decode(errors='replace')[-500:]}")
-    proc.stderr.close()
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+    """(wall seconds, peak RSS MiB, exit code) of one child process.
+
+    HOME is the run's own temporary folder, so no tool (peers keep caches there) reads or
+    writes the real session stores.
+    """
+    # stderr goes to a file: a chatty tool would fill a pipe nobody reads until it exits.
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=errors,
+                                env={**ENV, "HOME": str(cwd)})
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            errors.seek(0)
+            raise SystemExit(f"{' '.join(cmd)} failed ({code}): "
+                             f"{errors.read().decode(errors='replace')[-500:]}")
+    return wall, usage.ru_maxrss / 1024, code
 
 
 def median_run(cmd_for, runs: int) -> dict:
