@@ -131,12 +131,18 @@ def flip_bytes(data: bytes, rng: random.Random) -> bytes:
     return bytes(buf)
 
 
+_NESTED_TEXT = '{"k":[' * 1500 + '1' + ']}' * 1500
+
+
 def _replacement(rng: random.Random) -> Any:
     return rng.choice([
         None, True, 0, -1, 2 ** 70, 1.5e308, "", [], {}, "x" * rng.choice([1, 1000, 200_000]),
         [[[[[]]]]], {"type": "tool_use"}, {"type": "tool_result", "content": [{"type": "text"}]},
         "\ud800 lone surrogate", "<script>alert(1)</script>", "\u202eevil\u202c",
         "\x00\x01\x02", ["text", {"text": None}], {"a": {"b": {"c": {"d": {}}}}},
+        # text that decoders parse further: JSON nested past the stack as a string (tool
+        # arguments, saved state) and exit codes too long for int()
+        _NESTED_TEXT, "Exit code " + "9" * 5000, "<returncode>" + "9" * 5000 + "</returncode>",
     ])
 
 

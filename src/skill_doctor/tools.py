@@ -467,6 +467,8 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     if before is None and isinstance(result.get("originalFileContents"), str):
         before = result["originalFileContents"]
     hunks = result.get("structuredPatch")
+    if not isinstance(hunks, list):  # a retyped field in a damaged file: no hunks logged
+        hunks = None
     edits: list[FileEdit] = []
 
     changes = tool_input.get("changes")
@@ -503,7 +505,8 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
             return [FileEdit(path=path, diff=diffs.make_diff(path, "", new), new=new)]
     if old is not None or (new is not None and key in ("str_replace_editor", "insert")):
         pairs.append((old or "", new or "", bool(tool_input.get("replace_all"))))
-    for item in tool_input.get("edits") or ():
+    edit_list = tool_input.get("edits")
+    for item in edit_list if isinstance(edit_list, list) else ():
         if isinstance(item, Mapping):
             o = _first_str(item, "old_string", "oldText", "old_str", "oldString")
             n = _first_str(item, "new_string", "newText", "new_str", "newString")

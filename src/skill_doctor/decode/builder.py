@@ -16,6 +16,9 @@ from ..model import ParseProblem, Role, ToolKind, Transcript, Turn
 from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_small
 
 _LIST_ITEMS = 64  # items kept of a list inside a tool input
+# Record kinds and notes often quote a field of the file; a retyped field can be megabytes.
+_SKIP_KEY_CHARS = 80
+_NOTE_CHARS = 400
 _COMMAND_KEYS = ("command", "cmd")
 
 
@@ -122,9 +125,10 @@ class TranscriptBuilder:
 
     def skip(self, what: str, count: int = 1) -> None:
         """Count a record kept out of the turn list (summaries, progress, sidechains ...)."""
-        self._skipped[what] += count
+        self._skipped[what[:_SKIP_KEY_CHARS]] += count
 
     def note(self, message: str) -> None:
+        message = clip(message, _NOTE_CHARS)
         if message not in self._notes:
             self._notes.append(message)
 

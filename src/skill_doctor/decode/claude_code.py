@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
 from ..model import ParseProblem
+from .fields import exit_code as _exit_code
 from .jsonl import iter_records, read_json
 
 HARNESS = "claude-code"
@@ -248,7 +249,7 @@ def _user(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: str |
             if name == "Bash":
                 match = _EXIT_CODE.match(output)
                 if match:
-                    exit_code = int(match.group(1))
+                    exit_code = _exit_code(match.group(1))
                 elif not is_error and not (result or {}).get("interrupted"):
                     exit_code = 0
             b.tool_result(call_id, output, is_error=is_error, exit_code=exit_code, result=result,

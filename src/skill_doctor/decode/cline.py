@@ -16,7 +16,6 @@ with their streamed output, and the user's feedback.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections import deque
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any, BinaryIO
 
 from ..text import iso_from_millis as _iso
 from .builder import TranscriptBuilder
+from .fields import exit_code as _exit_code, items, json_text
 from .jsonl import read_json
 
 HARNESS = "cline"
@@ -86,7 +86,7 @@ def parse_input(value: Any) -> dict:
     if isinstance(value, dict):
         return value
     if isinstance(value, str) and value.strip().startswith("{"):
-        for parse in (json.loads, ast.literal_eval):
+        for parse in (json_text, ast.literal_eval):
             try:
                 parsed = parse(value)
             except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
@@ -99,7 +99,7 @@ def parse_input(value: Any) -> dict:
 def _text_of(content: Any) -> list[dict]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    return [block for block in content or () if isinstance(block, dict)]
+    return [block for block in items(content) if isinstance(block, dict)]
 
 
 # -- api_conversation_history.json -------------------------------------------------------------
@@ -210,7 +210,7 @@ def _result(b: TranscriptBuilder, call_id: str | None, body: str, position: int)
     match = _EXIT.search(body[:300])
     exit_code = None
     if match:
-        exit_code = int(next(g for g in match.groups() if g is not None))
+        exit_code = _exit_code(next(g for g in match.groups() if g is not None))
     head = body.lstrip()[:200]
     is_error = (head.startswith("The user denied this operation")
                 or head.startswith("The tool execution failed")

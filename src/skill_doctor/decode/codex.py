@@ -17,12 +17,12 @@ inside a shell command; reasoning items are counted, never shown.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
+from .fields import exit_code as _exit_code, items, json_text
 from .jsonl import iter_records
 
 HARNESS = "codex"
@@ -80,7 +80,7 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     parts = []
-    for block in content or ():
+    for block in items(content):
         if isinstance(block, dict):
             if block.get("type") in ("input_image", "image"):
                 parts.append("[image]")
@@ -95,7 +95,7 @@ def _json_object(text: Any) -> dict | None:
     if not isinstance(text, str) or not text.startswith("{"):
         return None
     try:
-        value = json.loads(text)
+        value = json_text(text)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -124,7 +124,7 @@ def parse_output(raw: Any) -> tuple[str, int | None, bool]:
     if match:
         # "Exit code: N\nWall time: ...\nOutput:\n..." (0.6x) and unified exec "Process exited
         # with code N" (0.9x+): keep the command's output, drop the header.
-        return (text[body.end():] if body else text), int(match.group(1)), failed
+        return (text[body.end():] if body else text), _exit_code(match.group(1)), failed
     if text.startswith("apply_patch verification failed"):
         failed = True
     return text, None, failed
@@ -315,7 +315,7 @@ def decode_exec(path: Path, stream: BinaryIO) -> TranscriptBuilder:
                    str(item.get("aggregated_output") or ""), exit_code=code,
                    is_error=item.get("status") == "failed", line=lineno)
         elif itype == "file_change":
-            changes = [c for c in item.get("changes") or () if isinstance(c, dict)]
+            changes = [c for c in items(item.get("changes")) if isinstance(c, dict)]
             b.tool("file_change", {"changes": changes}, "", is_error=item.get("status") == "failed",
                    line=lineno)
         elif itype == "mcp_tool_call":

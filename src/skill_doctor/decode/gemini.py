@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
+from .fields import exit_code as _exit_code, items
 from .jsonl import iter_records, loads
 
 HARNESS = "gemini"
@@ -115,7 +116,7 @@ def _parts_text(content: Any) -> str:
     if isinstance(content, dict):
         content = [content]
     parts = []
-    for part in content or ():
+    for part in items(content):
         if isinstance(part, str):
             parts.append(part)
         elif isinstance(part, dict):
@@ -148,7 +149,7 @@ def _response_text(result: Any) -> str:
 
 def exit_code_of(text: str) -> int | None:
     match = _EXIT.search(text[-2000:]) if text else None
-    return int(match.group(1)) if match else None
+    return _exit_code(match.group(1)) if match else None
 
 
 def _message(b: TranscriptBuilder, record: dict, lineno: int) -> None:
@@ -167,7 +168,7 @@ def _message(b: TranscriptBuilder, record: dict, lineno: int) -> None:
             b.skip("reasoning")
         if text.strip():
             b.assistant(text, line=lineno, timestamp=ts)
-        for call in record.get("toolCalls") or ():
+        for call in items(record.get("toolCalls")):
             if isinstance(call, dict):
                 _saved_call(b, call, lineno)
         return

@@ -10,12 +10,12 @@ turns, never user turns. This decoder is tried last: any more specific format cl
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
+from .fields import items, json_text
 from .jsonl import read_json
 
 HARNESS = "messages"
@@ -67,7 +67,7 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
                     counter += 1
                     b.tool_call(str(block.get("id") or f"t{counter}"), str(block.get("name") or "unknown"),
                                 block.get("input"), line=position)
-            for call in message.get("tool_calls") or ():
+            for call in items(message.get("tool_calls")):
                 if not isinstance(call, dict):
                     continue
                 function = call.get("function") if isinstance(call.get("function"), dict) else {}
@@ -112,7 +112,7 @@ def _blocks(content: Any) -> list[dict]:
         return [{"type": "text", "text": content}]
     if isinstance(content, dict):
         return [content]
-    return [block for block in content or () if isinstance(block, dict)]
+    return [block for block in items(content) if isinstance(block, dict)]
 
 
 def _text(content: Any) -> str:
@@ -132,7 +132,7 @@ def _arguments(raw: Any) -> dict:
         return raw
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
+            value = json_text(raw)
         except ValueError:
             return {"input": raw}
         return value if isinstance(value, dict) else {"input": value}

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, Iterator
 
 from ..text import iso_from_millis as _iso
 from .builder import TranscriptBuilder
+from .fields import items
 from .jsonl import loads, read_json
 
 HARNESS = "opencode"
@@ -48,11 +49,12 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
         return b
     if isinstance(data.get("info"), dict) and isinstance(data.get("messages"), list):
         _info(b, data["info"])
-        messages = ((m.get("info") or {}, m.get("parts") or [])
+        messages = ((m.get("info"), items(m.get("parts")))
                     for m in data["messages"] if isinstance(m, dict))
     else:
         _info(b, data)
-        messages = _from_storage(b, path, str(data.get("id") or path.stem))
+        session_id = data.get("id")
+        messages = _from_storage(b, path, session_id if _storage_name(session_id) else path.stem)
     for position, (info, parts) in enumerate(messages, start=1):
         if isinstance(info, dict):
             _message(b, info, parts, position)
@@ -87,6 +89,13 @@ def _read(path: Path) -> Any:
         return None
 
 
+def _storage_name(value: Any) -> bool:
+    """Whether an id from a file can name a folder under storage/: one plain name, so a
+    hostile `"id": "../../.."` cannot point the decoder at files outside the session's store."""
+    return (isinstance(value, str) and value not in ("", ".", "..") and "/" not in value
+            and "\\" not in value and "\0" not in value)
+
+
 def _from_storage(b: TranscriptBuilder, path: Path, session_id: str) -> Iterator[tuple[dict, list]]:
     root = storage_root(path)
     folder = root / "message" / session_id
@@ -101,7 +110,7 @@ def _from_storage(b: TranscriptBuilder, path: Path, session_id: str) -> Iterator
         if not isinstance(info, dict):
             b.skip("unreadable-file")
             continue
-        message_id = str(info.get("id") or file.stem)
+        message_id = info.get("id") if _storage_name(info.get("id")) else file.stem
         parts = []
         try:
             part_files = sorted((root / "part" / message_id).glob("*.json"))

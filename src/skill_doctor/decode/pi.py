@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
+from .fields import exit_code as _exit_code, items, text_or_none
 from .jsonl import iter_records
 
 HARNESS = "pi"
@@ -53,18 +54,30 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
 
 
 def _active_branch(b: TranscriptBuilder, entries: list[tuple[int, dict]]) -> list[tuple[int, dict]]:
-    """The entries on the path from the last entry back to the root, in file order."""
-    by_id = {rec.get("id"): (lineno, rec) for lineno, rec in entries if rec.get("id") is not None}
+    """The entries on the path from the last entry back to the root, in file order.
+
+    Ids are strings; an id of another type (a damaged line) counts as no id, so it is never
+    hashed and the entry stays like an old line without one.
+    """
+    by_id: dict[str, tuple[int, dict]] = {}
+    for lineno, rec in entries:
+        entry_id = text_or_none(rec.get("id"))
+        if entry_id is not None:
+            by_id[entry_id] = (lineno, rec)
     leaf = entries[-1][1]
     keep: list[tuple[int, dict]] = []
-    seen: set[Any] = set()
+    seen: set[str | None] = set()
     node: tuple[int, dict] | None = (entries[-1][0], leaf)
-    while node is not None and node[1].get("id") not in seen:
-        seen.add(node[1].get("id"))
+    while node is not None and text_or_none(node[1].get("id")) not in seen:
+        seen.add(text_or_none(node[1].get("id")))
         keep.append(node)
-        node = by_id.get(node[1].get("parentId"))
-    # entries without ids (older lines in a migrated file) stay, in order
-    keep.extend((lineno, rec) for lineno, rec in entries if rec.get("id") is None)
+        parent = text_or_none(node[1].get("parentId"))
+        node = by_id.get(parent) if parent is not None else None
+    # entries without ids (older lines in a migrated file) stay, in order; a leaf without an
+    # id is already kept
+    kept = {lineno for lineno, _ in keep}
+    keep.extend((lineno, rec) for lineno, rec in entries
+                if text_or_none(rec.get("id")) is None and lineno not in kept)
     dropped = len(entries) - len(keep)
     if dropped:
         b.skip("other-branch", dropped)
@@ -139,7 +152,7 @@ def _entry(b: TranscriptBuilder, rec: dict, lineno: int) -> None:
         if exit_code is None and str(message.get("toolName")) == "bash":
             match = _EXITED.search(output[-200:])
             if match:
-                exit_code = int(match.group(1))
+                exit_code = _exit_code(match.group(1))
             elif not is_error:
                 exit_code = 0
         call_id = message.get("toolCallId") if isinstance(message.get("toolCallId"), str) else None
@@ -168,7 +181,7 @@ def _assistant(b: TranscriptBuilder, message: dict, lineno: int, ts: str | None)
     content = message.get("content")
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
-    for block in content or ():
+    for block in items(content):
         if not isinstance(block, dict):
             continue
         btype = block.get("type")

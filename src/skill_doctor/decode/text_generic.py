@@ -12,11 +12,11 @@ Renders of Claude Code sessions (cctrace `🔧 **Tool Use: X** (ID: …)` + JSON
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from .builder import TranscriptBuilder
+from .fields import json_text
 from .textcommon import diff_snippets, fence_parts, output_status, parse_or_partial
 from .textparse import Block
 
@@ -178,7 +178,7 @@ class Decoder:
                 if nxt is not None and nxt.group("info") is not None and \
                         not text[match.end():nxt.start()].strip():
                     try:
-                        args = json.loads(nxt.group("body"))
+                        args = json_text(nxt.group("body"))
                     except ValueError:
                         args = {"input": nxt.group("body")}
                     cursor = skip_until = nxt.end()
@@ -263,7 +263,7 @@ def tool_input_of(name: str, args: str) -> dict[str, Any]:
     """The input of a `Tool: <name> <args>` line: a JSON object, or the tool's main argument."""
     if args.startswith("{"):
         try:
-            value = json.loads(args)
+            value = json_text(args)
         except ValueError:
             value = None
         if isinstance(value, dict):

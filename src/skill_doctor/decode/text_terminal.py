@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from .builder import TranscriptBuilder
+from .fields import exit_code
 from .textcommon import FENCE, parse_or_partial
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]"
@@ -91,7 +92,7 @@ def decode_text(source: str, text: str) -> TranscriptBuilder:
             output = output_match.group(1) if output_match else content
             if code:
                 b.tool("Bash", {"command": command}, output.rstrip("\n"),
-                       exit_code=int(code.group(1)), line=command_line)
+                       exit_code=exit_code(code.group(1)), line=command_line)
             else:
                 b.tool("Bash", {"command": command}, content,
                        is_error=bool(_TIMEOUT.search(content)), line=command_line)

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from .builder import TranscriptBuilder
+from .fields import exit_code
 from .textparse import Block, error_offset, parse, problem_from
 
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -95,7 +96,8 @@ def output_status(name: str, output: str) -> tuple[bool, int | None]:
     match = _EXIT_CODE.match(head)
     if name == "Bash":
         if match:
-            return int(match.group(1)) != 0, int(match.group(1))
+            code = exit_code(match.group(1))
+            return code != 0, code
         if head.startswith(("Error", "<tool_use_error>")):
             return True, None
         return False, 0

@@ -19,13 +19,13 @@ exit code is `extras.metadata.exit_code`.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
+from .fields import exit_code, items, json_text
 from .jsonl import read_json
 
 HARNESS = "trajectory"
@@ -68,7 +68,7 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
                                    if isinstance(data.get("trajectory_format"), str) else False):
         b = TranscriptBuilder(str(path), "mini-swe-agent")
         _info(b, data.get("info"))
-        _mini(b, data.get("messages") or [])
+        _mini(b, items(data.get("messages")))
     elif isinstance(data, dict):
         b = TranscriptBuilder(str(path), "swe-agent")
         _info(b, data.get("info"))
@@ -98,7 +98,7 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     parts = []
-    for block in content or ():
+    for block in items(content):
         if isinstance(block, dict) and isinstance(block.get("text"), str):
             parts.append(block["text"])
         elif isinstance(block, str):
@@ -109,13 +109,13 @@ def _text(content: Any) -> str:
 # -- SWE-agent ----------------------------------------------------------------------------------
 
 def _swe_agent(b: TranscriptBuilder, data: dict) -> None:
-    history = [m for m in data.get("history") or () if isinstance(m, dict)]
+    history = [m for m in items(data.get("history")) if isinstance(m, dict)]
     real = [m for m in history if not m.get("is_demo")]
     demos = len(history) - len(real)
     if demos:
         b.skip("demonstration", demos)
     uses_tools = any(m.get("tool_calls") for m in real if m.get("role") == "assistant")
-    trajectory = [s for s in data.get("trajectory") or () if isinstance(s, dict)]
+    trajectory = [s for s in items(data.get("trajectory")) if isinstance(s, dict)]
     # The task and system prompt come from history in every version.
     for position, message in enumerate(real, start=1):
         role = message.get("role")
@@ -149,7 +149,7 @@ def _swe_history_tools(b: TranscriptBuilder, messages: list[dict]) -> None:
             thought = _text(message.get("thought") or message.get("content"))
             if thought.strip():
                 b.assistant(thought, line=position)
-            for call in message.get("tool_calls") or ():
+            for call in items(message.get("tool_calls")):
                 function = call.get("function") if isinstance(call, dict) else None
                 if not isinstance(function, dict):
                     continue
@@ -185,7 +185,7 @@ def _swe_trajectory(b: TranscriptBuilder, steps: list[dict]) -> None:
         state = step.get("state")
         if isinstance(state, str):
             try:
-                state = json.loads(state)
+                state = json_text(state)
             except ValueError:
                 state = None
         if isinstance(state, dict) and isinstance(state.get("open_file"), str):
@@ -226,7 +226,7 @@ def _json_args(raw: Any) -> dict:
         return dict(raw)
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
+            value = json_text(raw)
         except ValueError:
             return {"input": raw}
         return value if isinstance(value, dict) else {"input": value}
@@ -331,7 +331,7 @@ def _mini(b: TranscriptBuilder, messages: list) -> None:
             if pending is not None and (code or timed_out):
                 output = re.sub(r"^\s*<returncode>-?\d+</returncode>\s*", "", text)
                 output = re.sub(r"^<output>\n?|\n?</output>\s*$", "", output)
-                b.tool_result(pending, output, exit_code=int(code.group(1)) if code else None,
+                b.tool_result(pending, output, exit_code=exit_code(code.group(1)) if code else None,
                               is_error=timed_out, line=position)
                 pending = None
             elif not seen_task:
@@ -356,7 +356,11 @@ def _openhands(b: TranscriptBuilder, events: list) -> None:
         ts = event.get("timestamp") if isinstance(event.get("timestamp"), str) else None
         args = event.get("args") if isinstance(event.get("args"), dict) else {}
         source = event.get("source")
-        action = event.get("action")
+        # A retyped kind (a list, a number) names no action or observation: the event is
+        # unknown, and never used as a key.
+        action = event.get("action") if isinstance(event.get("action"), str) else None
+        observation = event.get("observation")
+        observation = observation if isinstance(observation, str) else None
         if action:
             event_id = str(event.get("id"))
             if action == "message":
@@ -387,8 +391,7 @@ def _openhands(b: TranscriptBuilder, events: list) -> None:
             thought = args.get("thought")
             if isinstance(thought, str) and thought.strip() and action not in ("message", "think"):
                 b.skip("thought")
-        elif event.get("observation"):
-            observation = event.get("observation")
+        elif observation:
             cause = event.get("cause")
             if observation in ("agent_state_changed", "null", "recall", "condensation"):
                 b.skip(str(observation))
