@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import bisect
 import difflib
+import functools
 import posixpath
 import re
 from collections import Counter
@@ -418,6 +419,7 @@ _INVOCATION_ERROR = re.compile(
     r"|no such option|not a valid command|No rule to make target", re.I)
 
 
+@functools.lru_cache(maxsize=8192)
 def _normal_command(command: str) -> str:
     """A command without cosmetic wrappers: `cd x && npm test 2>&1 | tail` is `npm test`."""
     text = " ".join(command.split())
@@ -898,8 +900,11 @@ def _whitespace_only_hunks(edit_diff: str) -> int:
     for plus, minus in _hunks(edit_diff):
         if not plus and not minus:
             continue
-        if ["".join(l.split()) for l in plus if l.strip()] == \
-                ["".join(l.split()) for l in minus if l.strip()]:
+        plus = [l for l in plus if l.strip()]
+        minus = [l for l in minus if l.strip()]
+        if len(plus) != len(minus):
+            continue  # different numbers of non-blank lines: more than whitespace changed
+        if ["".join(l.split()) for l in plus] == ["".join(l.split()) for l in minus]:
             count += 1
     return count
 
@@ -1078,9 +1083,16 @@ def _naming_case(lines: list[str]) -> str | None:
 _PROSE = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc|html?|svg|csv|json|lock)$", re.I)
 
 
+_CONVENTION_SAMPLE = 2000  # lines of the file read to learn its conventions
+
+
 def _style_problems(existing: list[str], added: list[str], path: str, limit: int
                     ) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
+    longest = max(map(len, existing), default=0)
+    # Conventions show in any large part of a file; a sample keeps this linear in the edit,
+    # not in the size of the file edited.
+    existing = existing[:_CONVENTION_SAMPLE]
     file_kind = _indent_kind(existing)
     added_kind = _indent_kind(added)
     if file_kind and added_kind and file_kind != added_kind:
@@ -1102,7 +1114,6 @@ def _style_problems(existing: list[str], added: list[str], path: str, limit: int
         problems.append(("trailing_space", f"{_plural(len(trailing), 'added line')} with "
                                            f"trailing whitespace"))
     if not _PROSE.search(path):
-        longest = max((len(l) for l in existing), default=0)
         too_long = [l for l in added if len(l) > max(limit, longest)]
         if too_long:
             problems.append(("line_length", f"{_plural(len(too_long), 'added line')} longer "
@@ -1144,6 +1155,35 @@ _SKIP = re.compile(r"(@pytest\.mark\.skip|@unittest\.skip|\bpytest\.skip\(|\b(it
                    r"\.skip\(|\bx(it|describe)\(|\bt\.Skip\(|#\[ignore\])")
 _CODE_SUFFIX = re.compile(r"\.(py|js|jsx|ts|tsx|go|rs|java|kt|rb|php|c|cc|cpp|h|hpp|cs|swift"
                           r"|scala|sh|lua|m|mm|ex|exs|dart|vue|svelte)$")
+
+
+_COMMENT_LINE = re.compile(r"^\s*(#|//)", re.M)
+
+
+# Literal words one of which each leftover pattern needs: a substring test rules most edits
+# out far faster than the regular expression would.
+_NEEDS = {
+    "debug": ("pdb", "breakpoint", "debugger", "binding.pry", "dbg!", "console.log", "var_dump"),
+    "todo": ("TODO", "FIXME", "XXX", "HACK"),
+    "skip": ("skip", "Skip", "xit(", "xdescribe(", "#[ignore]"),
+}
+
+
+def _line_matching(pattern: re.Pattern[str], text: str, needs: tuple[str, ...] = (),
+                   folded: str | None = None) -> str | None:
+    """The first line of `text` (lines joined by newlines) in which `pattern` matches.
+
+    `needs` are literals the pattern cannot match without (checked in `folded`, the
+    lower-cased text, when given, for case-insensitive patterns).
+    """
+    if needs and not any(word in (folded if folded is not None else text) for word in needs):
+        return None
+    match = pattern.search(text)
+    if match is None:
+        return None
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start:] if end == -1 else text[start:end]
 
 
 _COMMENTED_CODE = re.compile(
@@ -1207,24 +1247,27 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             gone = {l.strip() for l in removed}
             pending[r.path] = [p for p in pending[r.path] if p[1] not in gone]
         code = bool(_CODE_SUFFIX.search(r.path))
+        # Each pattern runs once over all added lines (one C-level search), not line by line.
+        joined = "\n".join(added)
         if code:
             found = pending.setdefault(r.path, [])
-            debug = next((l for l in added if _DEBUG.search(l)), None)
+            debug = _line_matching(_DEBUG, joined, _NEEDS["debug"], joined.lower())
             if debug is not None:
                 found.append((r.turn, debug.strip(), f"debug statement added to {r.path}: "
                                                       f"{debug.strip()[:80]}", "debug_left"))
-            todo = next((l for l in added if _TODO.search(l)), None)
+            todo = _line_matching(_TODO, joined, _NEEDS["todo"])
             if todo is not None:
                 found.append((r.turn, todo.strip(), f"TODO/FIXME added to {r.path}: "
                                                     f"{todo.strip()[:80]}", "todo_added"))
-            commented = [l for l in added if _COMMENTED_CODE.match(l)]
-            if len(commented) >= 2:
-                found.append((r.turn, commented[0].strip(), f"commented-out code added to "
-                                                            f"{r.path}: {commented[0].strip()[:80]}",
-                              "commented_code"))
-        skipped = [l for l in added if _SKIP.search(l)]
-        if skipped:
-            signal(r.turn, f"test skipped in {r.path}: {skipped[0].strip()[:80]}", "test_skipped")
+            if _COMMENT_LINE.search(joined):
+                commented = [l for l in added if _COMMENTED_CODE.match(l)]
+                if len(commented) >= 2:
+                    found.append((r.turn, commented[0].strip(), f"commented-out code added to "
+                                                                f"{r.path}: {commented[0].strip()[:80]}",
+                                  "commented_code"))
+        skipped = _line_matching(_SKIP, joined, _NEEDS["skip"])
+        if skipped is not None:
+            signal(r.turn, f"test skipped in {r.path}: {skipped.strip()[:80]}", "test_skipped")
         if r.edit.deleted and _TEST_FILE.search(r.path):
             signal(r.turn, f"test file deleted: {r.path}", "test_deleted")
         if r.path.endswith(".py"):

@@ -8,6 +8,7 @@ envelopes or SEARCH/REPLACE blocks.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from typing import Any, Iterable
 
@@ -240,9 +241,14 @@ def count_changes(diff: str) -> tuple[int, int]:
     return sum(f.added for f in patch), sum(f.removed for f in patch)
 
 
-def changed_lines(diff: str) -> tuple[list[str], list[str]]:
-    """The added and removed line texts of a diff, without their +/- markers."""
-    added, removed = [], []
+@functools.lru_cache(maxsize=4096)
+def changed_lines(diff: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The added and removed line texts of a diff, without their +/- markers.
+
+    Cached: several detectors ask for the same edit's lines.
+    """
+    added: list[str] = []
+    removed: list[str] = []
     in_hunk = False
     for line in diff.splitlines():
         if line.startswith("@@"):
@@ -254,4 +260,4 @@ def changed_lines(diff: str) -> tuple[list[str], list[str]]:
             added.append(line[1:])
         elif line.startswith("-"):
             removed.append(line[1:])
-    return added, removed
+    return tuple(added), tuple(removed)
