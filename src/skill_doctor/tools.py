@@ -446,14 +446,14 @@ def _looks_like_path(word: str) -> bool:
 
 
 def _as_dict(value: Any) -> Mapping[str, Any]:
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return value
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
         except ValueError:
             return {}
-        return parsed if isinstance(parsed, Mapping) else {}
+        return parsed if isinstance(parsed, dict) else {}
     return {}
 
 
@@ -472,7 +472,7 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     edits: list[FileEdit] = []
 
     changes = tool_input.get("changes")
-    if isinstance(changes, list) and changes and all(isinstance(c, Mapping) for c in changes):
+    if isinstance(changes, list) and changes and all(isinstance(c, dict) for c in changes):
         # files named as changed with no content logged (`codex exec --json` file_change)
         return [FileEdit(path=str(c["path"]), diff="", created=c.get("kind") == "add",
                          deleted=c.get("kind") == "delete") for c in changes if c.get("path")]
@@ -507,7 +507,7 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
         pairs.append((old or "", new or "", bool(tool_input.get("replace_all"))))
     edit_list = tool_input.get("edits")
     for item in edit_list if isinstance(edit_list, list) else ():
-        if isinstance(item, Mapping):
+        if isinstance(item, dict):
             o = _first_str(item, "old_string", "oldText", "old_str", "oldString")
             n = _first_str(item, "new_string", "newText", "new_str", "newString")
             if o is not None or n is not None:

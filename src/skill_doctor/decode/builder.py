@@ -32,9 +32,9 @@ def compact(value: Any, key: str | None = None, depth: int = 0) -> Any:
         return clip(value, OUTPUT_CHARS) if key in _COMMAND_KEYS else clip_small(value)
     if depth > 8:
         return "[...]"
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         if all(type(v) is not str or len(v) <= SMALL_CHARS for v in value.values()) and not any(
-                isinstance(v, (Mapping, list, tuple)) for v in value.values()):
+                isinstance(v, (dict, list, tuple)) for v in value.values()):
             return value  # the common case: a few short scalars, nothing to bound
         return {str(k): compact(v, str(k), depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -93,7 +93,7 @@ class TranscriptBuilder:
                   line: int = 0, column: int = 1, timestamp: str | None = None,
                   meta: str | None = None) -> None:
         """A tool call; its result arrives later through `tool_result` with the same id."""
-        if not isinstance(tool_input, Mapping):
+        if not isinstance(tool_input, dict):
             tool_input = {"input": tool_input} if tool_input not in (None, "") else {}
         turn = self._add(role=Role.TOOL, tool_name=name or "unknown", tool_input=dict(tool_input),
                          line=line, column=column, timestamp=timestamp, meta=meta)
