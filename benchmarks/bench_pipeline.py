@@ -180,6 +180,15 @@ def main() -> int:
         "mb": round(plain.stat().st_size / MB, 1),
         "report": median_run(lambda d: [py, "-m", "skill_doctor", "report", str(plain), "-o", "r"], runs)}
 
+    if has_command("batch"):
+        batch = {}
+        for jobs in (1, 2):
+            batch[f"j{jobs}"] = median_run(lambda d: [py, "-m", "skill_doctor", "batch",
+                                                      str(CORPUS), "-o", "b", "-j", str(jobs)],
+                                           runs)["seconds"]
+        batch["ratio"] = batch["j2"] / batch["j1"]
+        results["batch_corpus"] = batch
+
     bare = median_run(lambda d: [py, "-c", "pass"], max(runs, 5))
     version = median_run(lambda d: [py, "-m", "skill_doctor", "--version"], max(runs, 5))
     results["startup"] = {"python_s": bare["seconds"], "version_s": version["seconds"],
@@ -218,9 +227,18 @@ def _print(r: dict) -> None:
         print(f"{name:<14}{e['mb']:>8.1f}{'':>9}{e.get('floor_orjson_s', float('nan')):>10.2f}"
               f"{rep['seconds']:>10.2f}{e['mb'] / rep['seconds']:>8.1f}{'':>9}{rep['peak_rss_mib']:>9.0f}")
     c = r["claude"]
-    if "10" in c and "100" in c:
-        print(f"scaling 10 -> 100 MB: {c['100']['report']['seconds'] / c['10']['report']['seconds']:.1f}x")
     s = r["startup"]
+    if "10" in c and "100" in c:
+        # Net of start-up (interpreter, imports, rubric), which does not grow with the input.
+        fixed = c["1"]["report"]["seconds"] if "1" in c else 0.0
+        ratio = c["100"]["report"]["seconds"] / c["10"]["report"]["seconds"]
+        net = (c["100"]["report"]["seconds"] - fixed) / max(c["10"]["report"]["seconds"] - fixed, 1e-9)
+        print(f"scaling 10 -> 100 MB: {ratio:.1f}x wall, {net:.1f}x net of the 1 MB run's fixed cost")
+    if "1024" in c:
+        print(f"1 GB: {c['1024']['report']['seconds']:.1f} s, peak RSS {c['1024']['report']['peak_rss_mib']:.0f} MiB")
+    if "batch_corpus" in r:
+        b = r["batch_corpus"]
+        print(f"batch over the corpus: -j 1 {b['j1']:.2f} s, -j 2 {b['j2']:.2f} s ({b['ratio']:.2f}x)")
     print(f"start-up: python {s['python_s'] * 1000:.0f} ms, --version {s['version_s'] * 1000:.0f} ms "
           f"(+{s['overhead_ms']} ms)" + (f", check of a small session {s['check_small_s'] * 1000:.0f} ms"
                                           if "check_small_s" in s else ""))

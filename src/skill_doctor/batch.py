@@ -343,19 +343,11 @@ def _level(value: float | None) -> str:
 def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: str,
                  skipped: int = 0) -> str:
     """The batch's index.html (deterministic for the same rows)."""
-    import dominate
     from dominate import tags as h
 
-    from .render import CSP
+    from .render import page
 
-    doc = dominate.document(title="Skill Doctor Batch Report")
-    doc["lang"] = "en"
-    with doc.head:
-        h.meta(charset="utf-8")
-        h.meta(http_equiv="Content-Security-Policy", content=CSP)
-        h.meta(name="viewport", content="width=device-width, initial-scale=1")
-        h.meta(name="referrer", content="no-referrer")
-        h.style(INDEX_CSS)
+    doc = page("Skill Doctor Batch Report", INDEX_CSS)
     n = len(rows)
     with doc:
         with h.main():

@@ -169,19 +169,28 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
-def render(report: Report) -> str:
-    """The whole page as a string (deterministic for the same report)."""
+def page(title: str, css: str):
+    """A dominate document with the head every skill-doctor page has: UTF-8, the CSP that
+    forbids every load, a viewport for small screens, no referrer, and the embedded CSS."""
     import dominate
     from dominate import tags as h
 
-    doc = dominate.document(title=f"Skill Doctor Report — {report.session_id}")
+    doc = dominate.document(title=title)
     doc["lang"] = "en"
     with doc.head:
         h.meta(charset="utf-8")
         h.meta(http_equiv="Content-Security-Policy", content=CSP)
         h.meta(name="viewport", content="width=device-width, initial-scale=1")
         h.meta(name="referrer", content="no-referrer")
-        h.style(CSS)
+        h.style(css)
+    return doc
+
+
+def render(report: Report) -> str:
+    """The whole page as a string (deterministic for the same report)."""
+    from dominate import tags as h
+
+    doc = page(f"Skill Doctor Report — {report.session_id}", CSS)
     ov = report.overview
     with doc:
         h.a("Skip to the report", href="#main", cls="skip")

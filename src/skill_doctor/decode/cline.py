@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 from ..text import iso_from_millis as _iso
 from .builder import TranscriptBuilder
 from .fields import exit_code as _exit_code, items, json_text
-from .jsonl import read_json
+from .jsonl import UNREADABLE, read_document
 
 HARNESS = "cline"
 
@@ -63,11 +63,8 @@ def sniff(head: str) -> bool:
 
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     b = TranscriptBuilder(str(path), HARNESS)
-    try:
-        data = read_json(stream)
-    except ValueError as exc:
-        from ..model import ParseProblem
-        b.problem = ParseProblem(message=str(exc))
+    data = read_document(stream, b)
+    if data is UNREADABLE:
         return b
     if not isinstance(data, list):
         b.not_a_transcript = True

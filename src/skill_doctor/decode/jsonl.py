@@ -178,3 +178,17 @@ def read_json(stream: BinaryIO) -> Any:
         return loads(data)
     except _DECODE_ERRORS as exc:
         raise ValueError(f"not valid JSON: {exc}") from None
+
+
+UNREADABLE = object()  # what read_document returns when the file is no JSON document
+
+
+def read_document(stream: BinaryIO, builder: TranscriptBuilder) -> Any:
+    """A whole-JSON session file, or UNREADABLE with the reason set as the builder's problem."""
+    try:
+        return read_json(stream)
+    except ValueError as exc:
+        from ..model import ParseProblem
+
+        builder.problem = ParseProblem(message=str(exc))
+        return UNREADABLE

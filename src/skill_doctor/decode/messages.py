@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
 from .fields import items, json_text
-from .jsonl import read_json
+from .jsonl import UNREADABLE, read_document
 
 HARNESS = "messages"
 
@@ -31,11 +31,8 @@ def sniff(head: str) -> bool:
 
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     b = TranscriptBuilder(str(path), HARNESS)
-    try:
-        data = read_json(stream)
-    except ValueError as exc:
-        from ..model import ParseProblem
-        b.problem = ParseProblem(message=str(exc))
+    data = read_document(stream, b)
+    if data is UNREADABLE:
         return b
     if isinstance(data, dict):
         if isinstance(data.get("model"), str):

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO, Iterator
 from ..text import iso_from_millis as _iso
 from .builder import TranscriptBuilder
 from .fields import items
-from .jsonl import loads, read_json
+from .jsonl import UNREADABLE, loads, read_document
 
 HARNESS = "opencode"
 
@@ -38,11 +38,8 @@ def sniff(head: str) -> bool:
 
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     b = TranscriptBuilder(str(path), HARNESS)
-    try:
-        data = read_json(stream)
-    except ValueError as exc:
-        from ..model import ParseProblem
-        b.problem = ParseProblem(message=str(exc))
+    data = read_document(stream, b)
+    if data is UNREADABLE:
         return b
     if not isinstance(data, dict):
         b.not_a_transcript = True

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
 from .fields import exit_code, items, json_text
-from .jsonl import read_json
+from .jsonl import UNREADABLE, read_document
 
 HARNESS = "trajectory"
 
@@ -57,13 +57,10 @@ def sniff(head: str) -> bool:
 
 
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
-    try:
-        data = read_json(stream)
-    except ValueError as exc:
-        from ..model import ParseProblem
-        b = TranscriptBuilder(str(path), HARNESS)
-        b.problem = ParseProblem(message=str(exc))
-        return b
+    unread = TranscriptBuilder(str(path), HARNESS)
+    data = read_document(stream, unread)
+    if data is UNREADABLE:
+        return unread
     if isinstance(data, dict) and (data.get("trajectory_format", "").startswith("mini-swe-agent")
                                    if isinstance(data.get("trajectory_format"), str) else False):
         b = TranscriptBuilder(str(path), "mini-swe-agent")
