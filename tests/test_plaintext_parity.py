@@ -25,3 +25,20 @@ def test_jsonl_and_plain_text_give_the_same_turns():
     assert [t.is_error for t in tools] == [False, True, False, False]
     assert [t.exit_code for t in tools] == [None, 1, None, 0]
     assert tools[2].edits and tools[2].edits[0].path == "calc.py"
+
+
+def test_jsonl_and_plain_text_get_the_same_criterion_scores():
+    from skill_doctor import facts, rubric, scoring
+
+    r = rubric.load()
+    results = []
+    for name in ("fix-bug.jsonl", "fix-bug.txt"):
+        scores = scoring.score(facts.compute(decode_file(FIXTURES / "parity" / name)), r)
+        results.append({c.criterion.key: (c.points, tuple(e.turn for e in c.measurement.evidence)
+                                          if c.measurement else ())
+                        for scale in scores.scales() for c in scale.criteria})
+    jsonl_scores, text_scores = results
+    assert jsonl_scores == text_scores
+    assert len(jsonl_scores) == 8 and all(points is not None for points, _ in jsonl_scores.values())
+    # The session fails once and then fixes the bug: the retry after a real fix is no retry.
+    assert jsonl_scores["retry_waste"][0] == 2
