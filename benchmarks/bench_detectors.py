@@ -29,7 +29,7 @@ def synthetic(n_turns: int) -> Transcript:
     i = 0
     while len(turns) < n_turns:
         i += 1
-        path = f"/work/proj/src/mod{i % 400}.py"
+        path = f"/home/dev/proj/src/mod{i % 400}.py"
         step = i % 10
         if step in (0, 1):
             add(role=Role.TOOL, tool_name="Read", kind=ToolKind.READ, paths=(path,),
@@ -65,7 +65,7 @@ def synthetic(n_turns: int) -> Transcript:
             else:
                 add(role=Role.ASSISTANT, content="Continuing.")
     add(role=Role.ASSISTANT, content="Done; all tests pass.")
-    return Transcript(source="synthetic", harness="synthetic", turns=tuple(turns), cwd="/work/proj")
+    return Transcript(source="synthetic", harness="synthetic", turns=tuple(turns), cwd="/home/dev/proj")
 
 
 def main() -> None:

@@ -39,7 +39,7 @@ def steps(turns: int) -> list[dict]:
     while len(out) < turns:
         n += 1
         k = n % 10
-        path = f"/work/proj/src/app/module_{n % 3000}.py"
+        path = f"/home/dev/proj/src/app/module_{n % 3000}.py"
         if k in (0, 5):
             out.append({"assistant": f"Looking at step {n}: the totals are computed in several places."})
         elif k in (1, 2, 6):
@@ -47,7 +47,7 @@ def steps(turns: int) -> list[dict]:
                         "output": module_text(n % 3000, 60)})
         elif k == 3 and n % 20 == 3:
             before = module_text((n // 20) % 100)
-            out.append({"tool": "Edit", "input": {"file_path": f"/work/proj/src/app/module_{(n // 20) % 100}.py",
+            out.append({"tool": "Edit", "input": {"file_path": f"/home/dev/proj/src/app/module_{(n // 20) % 100}.py",
                                                   "old_string": "return x + 1  # line 1",
                                                   "new_string": f"return x + 2  # line 1 (fix {n})"},
                         "output": "The file has been updated.",
@@ -58,7 +58,7 @@ def steps(turns: int) -> list[dict]:
                         "output": ("E" * 30000 + "\n1 failed, 20 passed") if failing
                         else "20 passed in 0.5s", "error": failing})
         elif k == 4:
-            out.append({"tool": "Grep", "input": {"pattern": f"total_{n}", "path": "/work/proj/src"},
+            out.append({"tool": "Grep", "input": {"pattern": f"total_{n}", "path": "/home/dev/proj/src"},
                         "output": f"src/app/module_{n % 3000}.py:3: total_{n} = 0"})
         else:
             out.append({"tool": "TodoWrite", "input": {"todos": [{"content": f"step {n}",

@@ -11,7 +11,7 @@ import json
 from typing import Any, Iterable
 
 
-def claude_jsonl(steps: Iterable[dict[str, Any]], *, cwd: str = "/work/proj",
+def claude_jsonl(steps: Iterable[dict[str, Any]], *, cwd: str = "/home/dev/proj",
                  session_id: str = "11111111-2222-3333-4444-555555555555") -> str:
     """The steps as a Claude Code project JSONL transcript."""
     lines: list[dict[str, Any]] = []

@@ -241,7 +241,7 @@ def test_default_is_every_session_in_the_harness_stores(work, capsys, isolated_h
     day.mkdir(parents=True)
     codex_id = "019a0000-0000-7000-8000-000000000001"
     records = [
-        {"type": "session_meta", "payload": {"id": codex_id, "cwd": "/work/proj",
+        {"type": "session_meta", "payload": {"id": codex_id, "cwd": "/home/dev/proj",
                                              "timestamp": "2026-01-01T09:00:00.000Z"}},
         {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
             {"type": "input_text", "text": "What does src/pager.py do?"}]}},

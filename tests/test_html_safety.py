@@ -115,15 +115,15 @@ def hostile_session(tmp_path: Path, payload: str) -> Path:
     session.write_text(claude_jsonl([
         {"user": f"Fix {payload} in a.py"},
         {"tool": payload, "input": {"command": payload}, "output": payload},
-        {"tool": "Read", "input": {"file_path": f"/work/proj/{payload}.py"}, "output": payload},
-        {"tool": "Edit", "input": {"file_path": f"/work/proj/{payload}.py", "old_string": payload,
+        {"tool": "Read", "input": {"file_path": f"/home/dev/proj/{payload}.py"}, "output": payload},
+        {"tool": "Edit", "input": {"file_path": f"/home/dev/proj/{payload}.py", "old_string": payload,
                                    "new_string": payload}, "output": payload, "error": True},
-        {"tool": "Edit", "input": {"file_path": f"/work/proj/{payload}.py", "old_string": payload,
+        {"tool": "Edit", "input": {"file_path": f"/home/dev/proj/{payload}.py", "old_string": payload,
                                    "new_string": payload}, "output": payload, "error": True},
         {"tool": "Bash", "input": {"command": f"pytest {payload}"}, "output": f"FAILED {payload}",
          "error": True},
         {"assistant": payload},
-    ], cwd=f"/work/{payload}", session_id=payload))
+    ], cwd=f"/home/dev/{payload}", session_id=payload))
     return session
 
 

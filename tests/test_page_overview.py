@@ -13,7 +13,7 @@ GH_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 SETUP_SESSION = [
     {"user": "<system-reminder>As you answer, use this context:\nContents of "
-             "/work/proj/CLAUDE.md (project instructions, checked into the codebase):\n"
+             "/home/dev/proj/CLAUDE.md (project instructions, checked into the codebase):\n"
              "Run make test.</system-reminder>"},                                     # 1
     {"user": "Fix total() in app.py so it skips None values and the tests pass"},    # 2
     {"user": "<command-name>/review</command-name>\n<command-message>review</command-message>"},  # 3
@@ -22,15 +22,15 @@ SETUP_SESSION = [
      "output": "total() is in app.py"},                                              # 5
     {"tool": "mcp__github__get_issue", "input": {"number": 3}, "output": "None breaks it"},  # 6
     {"tool": "mcp__github__list_pulls", "input": {}, "output": "[]"},                 # 7
-    {"tool": "Read", "input": {"file_path": "/work/proj/AGENTS.md"}, "output": "rules"},  # 8
-    {"tool": "Read", "input": {"file_path": "/work/proj/app.py"}, "output": APP_BEFORE},  # 9
+    {"tool": "Read", "input": {"file_path": "/home/dev/proj/AGENTS.md"}, "output": "rules"},  # 8
+    {"tool": "Read", "input": {"file_path": "/home/dev/proj/app.py"}, "output": APP_BEFORE},  # 9
     {"tool": "Bash", "input": {"command": "git push"}, "error": True,
      "output": "PreToolUse:Bash hook error: pushing from agents is blocked"},        # 10
-    {"tool": "Edit", "input": {"file_path": "/work/proj/app.py",
+    {"tool": "Edit", "input": {"file_path": "/home/dev/proj/app.py",
                                "old_string": "    return sum(items)",
                                "new_string": "    return sum(i for i in items if i is not None)"},
      "output": "The file has been updated.", "result": {"originalFile": APP_BEFORE}},  # 11
-    {"tool": "Edit", "input": {"file_path": "/work/proj/app.py",
+    {"tool": "Edit", "input": {"file_path": "/home/dev/proj/app.py",
                                "old_string": "    return len(items)",
                                "new_string": "    return len([i for i in items if i is not None])"},
      "output": "The file has been updated.", "result": {"originalFile": APP_BEFORE.replace(
@@ -50,7 +50,7 @@ def test_strip_counts_what_the_session_did(tmp_path):
     report = graded(tmp_path, SETUP_SESSION)
     s = report.overview.strip
     assert (s.harness, s.model, s.project, s.version) == ("claude-code", "claude-sonnet-4-5",
-                                                           "/work/proj", "2.1.1")
+                                                           "/home/dev/proj", "2.1.1")
     assert s.turns == 14 and s.user_turns == 1 and s.assistant_turns == 1
     assert s.tool_calls == 10 and s.failed_calls == 1
     assert s.files_read == 2 and s.files_edited == 1  # AGENTS.md and app.py; app.py
@@ -89,9 +89,9 @@ def test_net_diff_goes_from_the_first_state_to_the_last(tmp_path):
 
 def test_snippet_only_edits_fall_back_to_each_edits_diff(tmp_path):
     steps = [{"user": "Rename the helper in util.py to make_total"},
-             {"tool": "Edit", "input": {"file_path": "/work/proj/util.py", "old_string": "def tot(",
+             {"tool": "Edit", "input": {"file_path": "/home/dev/proj/util.py", "old_string": "def tot(",
                                         "new_string": "def make_total("}, "output": "ok"},
-             {"tool": "Edit", "input": {"file_path": "/work/proj/util.py", "old_string": "tot(x)",
+             {"tool": "Edit", "input": {"file_path": "/home/dev/proj/util.py", "old_string": "tot(x)",
                                         "new_string": "make_total(x)"}, "output": "ok"},
              {"assistant": "Renamed tot to make_total in util.py and its one caller."}]
     [d] = graded(tmp_path, steps).overview.diffs
@@ -101,9 +101,9 @@ def test_snippet_only_edits_fall_back_to_each_edits_diff(tmp_path):
 
 def test_files_table_marks_the_finding_that_flags_a_file(tmp_path):
     steps = [{"user": "Fix the typo in README.md"},
-             {"tool": "Read", "input": {"file_path": "/work/proj/docs/history.md"}, "output": "v1"},
-             {"tool": "Read", "input": {"file_path": "/work/proj/README.md"}, "output": "teh"},
-             {"tool": "Edit", "input": {"file_path": "/work/proj/README.md", "old_string": "teh",
+             {"tool": "Read", "input": {"file_path": "/home/dev/proj/docs/history.md"}, "output": "v1"},
+             {"tool": "Read", "input": {"file_path": "/home/dev/proj/README.md"}, "output": "teh"},
+             {"tool": "Edit", "input": {"file_path": "/home/dev/proj/README.md", "old_string": "teh",
                                         "new_string": "the"}, "output": "ok"},
              {"assistant": "Fixed the typo in README.md: teh is now the."}]
     report = graded(tmp_path, steps)
@@ -151,7 +151,7 @@ def test_bounded_never_shows_part_of_a_secret_cut_at_the_edge():
 def test_timeline_buckets_long_sessions_and_keeps_failures_and_citations(tmp_path):
     steps = [{"user": "Make the build pass in main.c"}]
     for i in range(1, 1200):
-        steps.append({"tool": "Read", "input": {"file_path": f"/work/proj/f{i}.c"}, "output": "x"}
+        steps.append({"tool": "Read", "input": {"file_path": f"/home/dev/proj/f{i}.c"}, "output": "x"}
                      if i % 2 else {"assistant": f"Step {i}: reading the next file."})
     steps[700] = {"tool": "Bash", "input": {"command": "make"}, "output": "error: x", "error": True}
     steps.append({"assistant": "I could not make the build pass."})

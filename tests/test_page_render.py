@@ -109,7 +109,7 @@ def test_page_shows_setup_timeline_files_changes_and_cited_turns(tmp_path):
                                                  "Cited turns")]
     assert order == sorted(order)
     for expected in ("python-style", "Explore", "github (×2; first at turn 6)", "PreToolUse:Bash",
-                     "CLAUDE.md", "AGENTS.md", "/review", "claude-sonnet-4-5", "/work/proj",
+                     "CLAUDE.md", "AGENTS.md", "/review", "claude-sonnet-4-5", "/home/dev/proj",
                      "14 1 user · 1 assistant", "10 1 failed", "2 read · 1 edited",
                      "last passed (turn 13: pytest -q)"):
         assert expected in text, expected
@@ -125,9 +125,9 @@ def test_long_diffs_are_folded_and_short_ones_open(tmp_path):
     before = "".join(f"line {i}\n" for i in range(200))
     after = before.replace("line 5\n", "line five\n")
     steps = [{"user": "Rewrite notes.txt and fix line 5 in short.txt"},
-             {"tool": "Write", "input": {"file_path": "/work/proj/notes.txt", "content": before},
+             {"tool": "Write", "input": {"file_path": "/home/dev/proj/notes.txt", "content": before},
               "output": "ok"},
-             {"tool": "Edit", "input": {"file_path": "/work/proj/short.txt", "old_string": "line 5",
+             {"tool": "Edit", "input": {"file_path": "/home/dev/proj/short.txt", "old_string": "line 5",
                                         "new_string": "line five"}, "output": "ok",
               "result": {"originalFile": before}},
              {"assistant": "Wrote notes.txt and fixed line 5 in short.txt as asked."}]
@@ -139,13 +139,13 @@ def test_long_diffs_are_folded_and_short_ones_open(tmp_path):
 def test_transcript_text_is_escaped_everywhere(tmp_path):
     evil = '<script>alert(1)</script><img src=x onerror=alert(2)>'
     steps = [{"user": f"Fix {evil} in a.py"},
-             {"tool": "Read", "input": {"file_path": f"/work/proj/docs/{evil}.md"}, "output": evil},
-             {"tool": "Edit", "input": {"file_path": f"/work/proj/{evil}.py", "old_string": "a",
+             {"tool": "Read", "input": {"file_path": f"/home/dev/proj/docs/{evil}.md"}, "output": evil},
+             {"tool": "Edit", "input": {"file_path": f"/home/dev/proj/{evil}.py", "old_string": "a",
                                         "new_string": evil}, "output": evil, "error": True},
-             {"tool": "Edit", "input": {"file_path": f"/work/proj/{evil}.py", "old_string": "b",
+             {"tool": "Edit", "input": {"file_path": f"/home/dev/proj/{evil}.py", "old_string": "b",
                                         "new_string": evil}, "output": evil, "error": True},
              {"tool": f"mcp__{evil}__x", "input": {"q": evil}, "output": evil},
-             {"tool": "Write", "input": {"file_path": "/work/proj/b.py", "content": evil},
+             {"tool": "Write", "input": {"file_path": "/home/dev/proj/b.py", "content": evil},
               "output": "ok"},
              {"assistant": evil}]
     html = render(graded(session(tmp_path, steps)))
@@ -249,7 +249,7 @@ def test_render_is_deterministic(tmp_path):
 def test_a_long_session_stays_bounded(tmp_path):
     steps = [{"user": "Make the build pass in main.c"}]
     for i in range(1, 3000):
-        steps.append({"tool": "Read", "input": {"file_path": f"/work/proj/d{i % 50}/f{i}.c"},
+        steps.append({"tool": "Read", "input": {"file_path": f"/home/dev/proj/d{i % 50}/f{i}.c"},
                       "output": "int x;\n" * 200} if i % 2 else {"assistant": f"Step {i}."})
     steps.append({"assistant": "I could not make the build pass."})
     html = render(graded(session(tmp_path, steps)))

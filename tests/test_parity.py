@@ -19,7 +19,7 @@ from sessionkit import claude_jsonl
 from skill_doctor import facts, rubric, scoring
 from skill_doctor.decode import decode_file
 
-CWD = "/work/proj"
+CWD = "/home/dev/proj"
 PAGER = f"{CWD}/src/pager.py"
 OLD = "    return len(items) // per_page\n"
 NEW = "    return -(-len(items) // per_page)\n"

@@ -105,7 +105,7 @@ def test_home_folder_is_shown_as_tilde():
 
 SECRETS = {
     "user": f"deploy with {GH} please",
-    "path": "/work/proj/password=hunter22/a.py",
+    "path": "/home/dev/proj/password=hunter22/a.py",
     "command": "curl -H 'Authorization: Bearer sekrit0123456789' https://x",
     "output": "AWS key AKIAIOSFODNN7EXAMPLE printed",
     "assistant": "I used postgres://app:pw12345678@db/main",

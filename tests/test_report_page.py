@@ -86,9 +86,9 @@ def test_transcript_text_is_escaped(tmp_path):
     evil = '<script>alert(1)</script><img src=x onerror=alert(2)>'
     session.write_text(claude_jsonl([
         {"user": f"Fix {evil} in a.py"},
-        {"tool": "Edit", "input": {"file_path": f"/work/proj/{evil}.py", "old_string": "a",
+        {"tool": "Edit", "input": {"file_path": f"/home/dev/proj/{evil}.py", "old_string": "a",
                                    "new_string": evil}, "output": evil, "error": True},
-        {"tool": "Edit", "input": {"file_path": f"/work/proj/{evil}.py", "old_string": "b",
+        {"tool": "Edit", "input": {"file_path": f"/home/dev/proj/{evil}.py", "old_string": "b",
                                    "new_string": evil}, "output": evil, "error": True},
         {"assistant": evil}]))
     html = render(graded(session))

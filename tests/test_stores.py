@@ -24,27 +24,27 @@ def _claude_line(session: str, cwd: str, text: str, uuid: str, sidechain: bool =
 def _fake_home(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     home = tmp_path / "home"
     projects = home / ".claude" / "projects" / "-work-shop"
-    _write(projects / "s1.jsonl", _claude_line("s1", "/work/shop", "fix cart", "u1"), 1000)
-    _write(projects / "agent-abc1234.jsonl", _claude_line("s1", "/work/shop", "Warmup", "u2", True), 1500)
+    _write(projects / "s1.jsonl", _claude_line("s1", "/home/dev/shop", "fix cart", "u1"), 1000)
+    _write(projects / "agent-abc1234.jsonl", _claude_line("s1", "/home/dev/shop", "Warmup", "u2", True), 1500)
     _write(projects / "s1" / "subagents" / "agent-x.jsonl",
-           _claude_line("s1", "/work/shop", "sub", "u3", True), 1600)
+           _claude_line("s1", "/home/dev/shop", "sub", "u3", True), 1600)
     codex_home = tmp_path / "codexhome"
     _write(codex_home / "sessions" / "2026" / "01" / "02" / "rollout-2026-01-02T10-00-00-c1.jsonl",
-           '{"timestamp":"2026-01-02T10:00:00Z","type":"session_meta","payload":{"id":"c1","cwd":"/work/shop","source":"cli"}}\n'
+           '{"timestamp":"2026-01-02T10:00:00Z","type":"session_meta","payload":{"id":"c1","cwd":"/home/dev/shop","source":"cli"}}\n'
            '{"timestamp":"2026-01-02T10:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"hello"}}\n',
            3000)
     _write(codex_home / "sessions" / "2026" / "01" / "02" / "rollout-2026-01-02T10-05-00-c2.jsonl",
-           '{"timestamp":"2026-01-02T10:05:00Z","type":"session_meta","payload":{"id":"c2","parent_thread_id":"c1","cwd":"/work/shop","thread_source":"subagent","source":{"subagent":{"thread_spawn":{"parent_thread_id":"c1","depth":1}}}}}\n',
+           '{"timestamp":"2026-01-02T10:05:00Z","type":"session_meta","payload":{"id":"c2","parent_thread_id":"c1","cwd":"/home/dev/shop","thread_source":"subagent","source":{"subagent":{"thread_spawn":{"parent_thread_id":"c1","depth":1}}}}}\n',
            4000)
     _write(codex_home / "archived_sessions" / "rollout-2025-12-01T10-00-00-c0.jsonl",
            '{"timestamp":"2025-12-01T10:00:00Z","type":"session_meta","payload":{"id":"c0","cwd":"/elsewhere"}}\n',
            500)
     _write(home / ".pi" / "agent" / "sessions" / "--work-other--" / "2026_p1.jsonl",
-           '{"type":"session","id":"p1","timestamp":"2026-01-03T10:00:00Z","cwd":"/work/other"}\n', 2000)
+           '{"type":"session","id":"p1","timestamp":"2026-01-03T10:00:00Z","cwd":"/home/dev/other"}\n', 2000)
     _write(home / ".local" / "share" / "opencode" / "storage" / "session" / "proj" / "ses_a.json",
-           '{"id":"ses_a","projectID":"proj","directory":"/work/shop/sub","time":{"created":1}}', 2500)
+           '{"id":"ses_a","projectID":"proj","directory":"/home/dev/shop/sub","time":{"created":1}}', 2500)
     _write(home / ".local" / "share" / "opencode" / "storage" / "session" / "proj" / "ses_b.json",
-           '{"id":"ses_b","projectID":"proj","parentID":"ses_a","directory":"/work/shop/sub"}', 2600)
+           '{"id":"ses_b","projectID":"proj","parentID":"ses_a","directory":"/home/dev/shop/sub"}', 2600)
     return home, {"CODEX_HOME": str(codex_home)}
 
 
@@ -63,13 +63,13 @@ def test_discover_lists_newest_first_and_attaches_subagents(tmp_path):
     assert [p.name for p in by_name["rollout-2026-01-02T10-00-00-c1.jsonl"].subagents] == [
         "rollout-2026-01-02T10-05-00-c2.jsonl"]
     assert [p.name for p in by_name["ses_a.json"].subagents] == ["ses_b.json"]
-    assert by_name["s1.jsonl"].cwd == "/work/shop"
+    assert by_name["s1.jsonl"].cwd == "/home/dev/shop"
 
 
 def test_newest_for_project(tmp_path):
     home, env = _fake_home(tmp_path)
-    assert newest_for_project("/work/shop", env, home).path.name.endswith("c1.jsonl")
-    assert newest_for_project("/work/other", env, home).harness == "pi"
+    assert newest_for_project("/home/dev/shop", env, home).path.name.endswith("c1.jsonl")
+    assert newest_for_project("/home/dev/other", env, home).harness == "pi"
     assert newest_for_project("/nowhere", env, home) is None
 
 

@@ -13,7 +13,7 @@ from skill_doctor.cli import main
 # quality N/A.
 POOR_STEPS = (
     [{"user": "Fix the page count in src/pager.py: it drops the last partial page."}]
-    + [{"tool": "Read", "input": {"file_path": "/work/proj/src/pager.py"},
+    + [{"tool": "Read", "input": {"file_path": "/home/dev/proj/src/pager.py"},
         "output": "def pages(items, per_page):\n    return len(items) // per_page\n"}] * 7
     + [{"tool": "Bash", "input": {"command": cmd}, "output": "Exit code 127\nsh: not found",
         "error": True}

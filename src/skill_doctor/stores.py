@@ -2,7 +2,7 @@
 
 Pure over an environment mapping and a home folder (the CLI passes `os.environ` and
 `Path.home()`; tests pass a fake home), so nothing here reads the real stores unless asked.
-Stores and their overrides (FORMATS.md sections 1, 4, 6-9):
+Stores and their overrides:
 
 - Claude Code  `$CLAUDE_CONFIG_DIR` or `~/.claude`: `projects/<enc-cwd>/<session>.jsonl`;
   subagents `projects/<enc>/agent-*.jsonl` (older) and `projects/<enc>/<session>/subagents/*.jsonl`

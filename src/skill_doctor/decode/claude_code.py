@@ -1,6 +1,6 @@
 """Claude Code project JSONL (`~/.claude/projects/<project>/<session>.jsonl`).
 
-What makes this format tricky (FORMATS.md section 1): tool results arrive as `user` lines;
+What makes this format tricky: tool results arrive as `user` lines;
 one API message is split over several lines sharing `message.id`; injected text (reminders,
 slash-command wrappers, compaction summaries) looks like user text; sidechain (subagent) lines
 and bookkeeping records (`summary`, `progress`, `file-history-snapshot`, `queue-operation`)

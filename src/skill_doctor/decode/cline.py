@@ -1,6 +1,6 @@
 """Cline / Roo Code / Kilo task files: `api_conversation_history.json` and `ui_messages.json`.
 
-The API history (FORMATS.md section 9) is an Anthropic-style message array, but tool results
+The API history is an Anthropic-style message array, but tool results
 come back as user *text* blocks `[tool for 'arg'] Result:` -- never as `tool_result` blocks --
 and every user message carries injected `<environment_details>`, reminders and resumption
 notes. What the person typed sits in `<task>`, `<feedback>`, `<answer>` or `<user_message>`

@@ -1,6 +1,6 @@
 """OpenAI Codex CLI rollout JSONL (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`).
 
-Two layouts (FORMATS.md section 4). The current one wraps every line as
+Two layouts. The current one wraps every line as
 `{"timestamp", "type": session_meta|turn_context|response_item|event_msg|compacted, "payload"}`;
 the mid-2025 one starts with a bare `{"id","timestamp","instructions"}` header, has
 `{"record_type":"state"}` markers and bare response items. Both are read here.
@@ -275,7 +275,7 @@ def _id(p: dict) -> str | None:
     return value if isinstance(value, str) else None
 
 
-# -- `codex exec --json` event stream (FORMATS.md section 5) -----------------------------------
+# -- `codex exec --json` event stream -----------------------------------
 
 _EXEC_EVENT = re.compile(
     r'^\{"type":\s*"(?:thread\.started|turn\.started|item\.(?:started|updated|completed))"')

@@ -1,6 +1,6 @@
 """Gemini CLI: saved chats (`chats/session-*.json` / `.jsonl`) and `--output-format stream-json`.
 
-Saved chats (FORMATS.md section 6) hold a `messages` list of `user`/`gemini`/`info`/`error`/
+Saved chats hold a `messages` list of `user`/`gemini`/`info`/`error`/
 `warning` records; a gemini message carries its `toolCalls` with their results inside, so a
 call and its result arrive together. The newer `.jsonl` form has the same records one per line
 plus `{"$set": ...}` metadata patches and `{"$rewindTo": id}` rewinds, which cut the branch

@@ -1,4 +1,4 @@
-"""Generic chat message arrays: OpenAI Chat Completions and Anthropic Messages (FORMATS.md §18).
+"""Generic chat message arrays: OpenAI Chat Completions and Anthropic Messages.
 
 A JSON array of `{role, content}` (or an object with a `messages` array, optionally a
 top-level `system`). OpenAI: assistant `tool_calls[{id, function{name, arguments (JSON

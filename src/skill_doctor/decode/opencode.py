@@ -1,4 +1,4 @@
-"""OpenCode sessions: the storage directory layout and `opencode export` JSON (FORMATS.md §8).
+"""OpenCode sessions: the storage directory layout and `opencode export` JSON.
 
 Storage (`$XDG_DATA_HOME/opencode/storage/`) keeps one session in many small files:
 `session/<projectID>/<sessionID>.json` (the session info, which is the file handed to the

@@ -2,7 +2,7 @@
 
 Header `{"type":"session", ...}`, then `message` entries wrapping an AgentMessage (`user`,
 `assistant` with `text`/`thinking`/`toolCall` blocks, `toolResult`, `bashExecution`, ...),
-plus `compaction`, `model_change` and other bookkeeping (FORMATS.md section 7).
+plus `compaction`, `model_change` and other bookkeeping.
 
 v1 files are linear and are streamed. From v2 on every entry has `id`/`parentId` and the file
 is a tree: editing an earlier message starts a branch, and only the path from the last entry

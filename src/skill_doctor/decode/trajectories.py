@@ -1,6 +1,6 @@
 """Agent trajectories: SWE-agent `.traj` (0.x and 1.x), mini-swe-agent, OpenHands events.
 
-SWE-agent (FORMATS.md section 14): with function calling (1.x) the `history` holds assistant
+SWE-agent: with function calling (1.x) the `history` holds assistant
 messages with `tool_calls` (JSON arguments) followed by `tool` observations -- those are
 read when the file has no `trajectory`; otherwise the clean `trajectory` list of {thought,
 action, observation} is read (it also keeps the final `submit`) and each action's command text
