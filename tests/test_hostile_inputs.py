@@ -438,7 +438,7 @@ def test_disk_full_at_any_step_leaves_nothing(tmp_path, capsys, monkeypatch, fai
     import skill_doctor.write as write_mod
 
     full = OSError(errno.ENOSPC, "No space left on device")
-    real_open, real_fsync, real_rename = open, os.fsync, os.rename
+    real_open = open
     if fail_on.startswith("report."):
         def failing_open(path, mode="r", *args, **kwargs):
             if "w" in mode and str(path).endswith(fail_on):

@@ -123,7 +123,6 @@ def test_page_shows_setup_timeline_files_changes_and_cited_turns(tmp_path):
 
 def test_long_diffs_are_folded_and_short_ones_open(tmp_path):
     before = "".join(f"line {i}\n" for i in range(200))
-    after = before.replace("line 5\n", "line five\n")
     steps = [{"user": "Rewrite notes.txt and fix line 5 in short.txt"},
              {"tool": "Write", "input": {"file_path": "/home/dev/proj/notes.txt", "content": before},
               "output": "ok"},

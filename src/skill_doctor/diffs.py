@@ -47,11 +47,6 @@ def diff_from_hunks(path: str, hunks: Iterable[Any]) -> str:
     return "".join(out) if len(out) > 2 else ""
 
 
-def snippet_edit(path: str, old: str, new: str) -> FileEdit:
-    """An edit known only as old text replaced by new text somewhere in the file."""
-    return FileEdit(path=path, diff=make_diff(path, old, new), old=old, new=new)
-
-
 def apply_snippet(before: str | None, old: str, new: str, replace_all: bool = False) -> str | None:
     """The file after replacing `old` by `new`, when the whole file before is known."""
     if before is None or old not in before:

@@ -12,7 +12,7 @@ import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from .diffs import count_changes
 from .model import FileEdit, Role, ToolKind, Transcript, Turn
@@ -400,9 +400,3 @@ def tool_failed(turn: Turn) -> bool:
     return False
 
 
-def mentions(texts: Iterable[str], path: str) -> bool:
-    """Whether any text names the file (by its path or its file name)."""
-    name = posixpath.basename(path)
-    if len(name) < 3:
-        return False
-    return any(name in text or path in text for text in texts)

@@ -200,10 +200,10 @@ def _check_keys(data: dict, lines: dict[tuple, int], source: str) -> None:
             raise _err(f"unknown criterion (expected one of {', '.join(CRITERIA)})", source,
                        lines, ("criteria", key))
         if isinstance(crit, dict):
-            for field in crit:
-                if field not in _CRITERION_KEYS:
+            for entry in crit:
+                if entry not in _CRITERION_KEYS:
                     raise _err(f"unknown key (expected one of {', '.join(sorted(_CRITERION_KEYS))})",
-                               source, lines, ("criteria", key, field))
+                               source, lines, ("criteria", key, entry))
 
 
 def _err(message: str, source: str, lines: dict[tuple, int], path: tuple) -> RubricError:
@@ -243,13 +243,13 @@ def _validate(data: Any, lines: dict[tuple, int], source: str) -> None:
         where = ("criteria", key)
         if not isinstance(crit, dict):
             raise _err("must be a mapping", source, lines, where)
-        for field in ("id", "name", "category", "scale", "max", "detector", "bands", "suggestion"):
-            if field not in crit:
-                raise _err(f"missing required key {field!r}", source, lines, where)
-        for field in ("id", "name", "category", "suggestion", "detector", "scale"):
-            if not isinstance(crit[field], str) or not crit[field].strip():
-                raise _err(f"must be a non-empty string, got {crit[field]!r}", source, lines,
-                           where + (field,))
+        for entry in ("id", "name", "category", "scale", "max", "detector", "bands", "suggestion"):
+            if entry not in crit:
+                raise _err(f"missing required key {entry!r}", source, lines, where)
+        for entry in ("id", "name", "category", "suggestion", "detector", "scale"):
+            if not isinstance(crit[entry], str) or not crit[entry].strip():
+                raise _err(f"must be a non-empty string, got {crit[entry]!r}", source, lines,
+                           where + (entry,))
         scale, contract_max = CRITERIA[key]
         if crit["scale"] != scale:
             raise _err(f"criterion {key} belongs to scale {scale!r}, got {crit['scale']!r}",
@@ -303,10 +303,10 @@ def _validate_bands(bands: Any, maximum: int, source: str, lines: dict, where: t
         at = where + (i,)
         if not isinstance(band, dict):
             raise _err("a band must be a mapping like {at_most: 1, points: 2}", source, lines, at)
-        for field in band:
-            if field not in _BAND_KEYS:
+        for entry in band:
+            if entry not in _BAND_KEYS:
                 raise _err(f"unknown key (expected one of {', '.join(sorted(_BAND_KEYS))})",
-                           source, lines, at + (field,))
+                           source, lines, at + (entry,))
         points = band.get("points")
         if not isinstance(points, int) or isinstance(points, bool) or points < 0:
             raise _err(f"points must be a whole number >= 0, got {points!r}", source, lines,

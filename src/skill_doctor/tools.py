@@ -8,7 +8,6 @@ harness logs one) its structured result. Shell commands that read or edit files 
 
 from __future__ import annotations
 
-import json
 import re
 import functools
 import shlex
@@ -416,11 +415,6 @@ def shell_read_windows(command: str) -> dict[str, tuple]:
     return windows
 
 
-def shell_edits(command: str) -> list[FileEdit]:
-    """Whole-file writes whose content the command shows (`cat > f <<'EOF' ... EOF`)."""
-    return _analyse(command)[3]
-
-
 def _sed_files(args: list[str]) -> list[str]:
     """The file operands of a sed command: what follows the script (or all operands with -e)."""
     operands: list[str] = []
@@ -443,18 +437,6 @@ def _looks_like_path(word: str) -> bool:
     return bool(word) and not word.isdigit() and not any(c in word for c in "<>|&$`*?") and (
         not re.fullmatch(r"[0-9,$]+[pd]?", word)) and (
         "/" in word or "." in word) and "\n" not in word and not word.startswith(("{", "("))
-
-
-def _as_dict(value: Any) -> Mapping[str, Any]:
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            return {}
-        return parsed if isinstance(parsed, dict) else {}
-    return {}
 
 
 def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any] | None = None

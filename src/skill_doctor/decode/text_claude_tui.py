@@ -17,7 +17,6 @@ from typing import Any
 
 from .builder import TranscriptBuilder
 from .textcommon import dedent, parse_or_partial
-from .textparse import Block
 
 HARNESS = "claude-code-text"
 

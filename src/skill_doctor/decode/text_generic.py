@@ -17,7 +17,7 @@ from typing import Any
 
 from .builder import TranscriptBuilder
 from .fields import json_text
-from .textcommon import diff_snippets, fence_parts, output_status, parse_or_partial
+from .textcommon import diff_snippets, output_status, parse_or_partial
 from .textparse import Block
 
 _ROLE = re.compile(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from .builder import TranscriptBuilder
 from .fields import exit_code
@@ -29,16 +28,6 @@ def parse_or_partial(b: TranscriptBuilder, grammar: str, text: str, *, start: st
             return parse(grammar, text[:offset], start)
         except UnexpectedInput:
             return []
-
-
-def fence_parts(token_text: str) -> tuple[str, str]:
-    """(info string, content) of one fenced-block token."""
-    first, _, rest = token_text.partition("\n")
-    info = first[3:].strip()
-    body = rest.rstrip("\n")
-    if body.endswith("```"):
-        body = body[:-3]
-    return info, body.rstrip("\n") + ("\n" if body.strip() else "")
 
 
 def dedent(text: str, width: int) -> str:
@@ -104,5 +93,3 @@ def output_status(name: str, output: str) -> tuple[bool, int | None]:
     return head.startswith(("Error", "<tool_use_error>")) or bool(match and match.group(1) != "0"), None
 
 
-def block_text(parts: Any) -> str:
-    return "".join(str(p) for p in parts)
