@@ -38,3 +38,19 @@ def corpus_files(folder: str) -> list[Path]:
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(),
                                   reason="the shared corpus (../shared/corpus) is not present")
+
+
+def run_cli(args: list[str], cwd: Path, capsys) -> tuple[int, str, str]:
+    """The CLI's main(args) run from `cwd`: its exit code, stdout and stderr."""
+    import os
+
+    from skill_doctor.cli import main
+
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        code = main(args)
+    finally:
+        os.chdir(old)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -10,23 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_cli as run
 from sessionkit import claude_jsonl
 from skill_doctor import __version__
 from skill_doctor.cli import main
 
 EXAMPLES = ROOT / "examples"
-
-
-def run(args, cwd: Path, capsys):
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(args)
-    finally:
-        os.chdir(old)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def read_report(directory: Path) -> tuple[str, dict]:

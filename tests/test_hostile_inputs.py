@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_cli as run
 from sessionkit import claude_jsonl
 from skill_doctor import decode, rubric
 from skill_doctor.cli import main
@@ -65,17 +65,6 @@ def as_unprivileged_user(args: list[str], cwd: Path) -> subprocess.CompletedProc
             pytest.skip(f"an unprivileged user cannot run this installation: {probe.stderr[-200:]}")
         cmd = [*drop, *cmd]
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
-
-
-def run(args, cwd: Path, capsys):
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(args)
-    finally:
-        os.chdir(old)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def report_of(directory: Path) -> dict:

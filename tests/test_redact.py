@@ -8,13 +8,12 @@ report.html, report.json and stdout without any of them, and the home folder sho
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
+from conftest import run_cli as _run
 from sessionkit import claude_jsonl
-from skill_doctor.cli import main
 from skill_doctor.redact import fold_home, kinds, redact
 
 GH = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -128,14 +127,6 @@ def _secret_session(home: Path) -> str:
     ], cwd=f"{home}/proj/{GH}", session_id=f"sess-{GH}")
 
 
-def _run(args, cwd, capsys):
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(args)
-    finally:
-        os.chdir(old)
-    return (code, *capsys.readouterr())
 
 
 def test_reports_and_stdout_hold_no_secret_by_default(tmp_path, capsys, isolated_home):

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
+from conftest import run_cli as run  # noqa: F401  (shared with the check and batch tests)
 from sessionkit import claude_jsonl
-from skill_doctor.cli import main
 
 # The file to fix read seven times over without a change, then three commands each failed
 # twice in a row, and no edit: efficiency 3/10 (below the default threshold of 5), code
@@ -33,13 +30,3 @@ def poor_session(session_id: str = "99999999-0000-4000-8000-000000000001") -> st
     return claude_jsonl(POOR_STEPS, session_id=session_id)
 
 
-def run(args: list[str], cwd: Path, capsys) -> tuple[int, str, str]:
-    """main(args) from `cwd`, with its exit code, stdout and stderr."""
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(args)
-    finally:
-        os.chdir(old)
-    out, err = capsys.readouterr()
-    return code, out, err
