@@ -195,3 +195,11 @@ def test_minimal_reports_have_no_overview(tmp_path):
     report = graded(tmp_path, [{"user": "hi"}])
     assert report.status == "too_short" and report.overview is None
     assert "overview" not in to_json(report)
+
+
+def test_a_log_with_one_timestamp_has_no_duration():
+    from skill_doctor.overview import _seconds
+
+    assert _seconds("2025-05-04T17:02:36", "2025-05-04T17:02:36") is None
+    assert _seconds("2025-05-04T17:02:36Z", "2025-05-04T17:03:06Z") == 30
+    assert _seconds(None, "2025-05-04T17:03:06Z") is None

@@ -236,7 +236,8 @@ def _citations(findings: tuple[Finding, ...]) -> dict[int, tuple[tuple[str, str,
 
 
 def _seconds(start: str | None, end: str | None) -> int | None:
-    if not start or not end:
+    # One timestamp for the whole log (Aider records only when a chat started) is no duration.
+    if not start or not end or start == end:
         return None
     try:
         a = datetime.fromisoformat(start.replace("Z", "+00:00"))
