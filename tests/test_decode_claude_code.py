@@ -143,3 +143,22 @@ def test_web_session_export_that_is_broken_json_is_a_parse_problem(tmp_path):
     path.write_text('{"loglines": [{"type": "user", ')
     t = decode_file(path)
     assert t.problem is not None and "not valid JSON" in t.problem.message
+
+
+def test_consecutive_edits_of_a_file_share_one_copy_of_its_text(tmp_path):
+    first = "a = 1\nb = 2\n"
+    second = "a = 10\nb = 2\n"
+    records = [env("user", "u01", message={"role": "user", "content": "Change a then b in x.py"})]
+    for n, (old, new, before) in enumerate([("a = 1", "a = 10", first),
+                                            ("b = 2", "b = 20", second)], start=1):
+        records.append(env("assistant", f"u{2 * n:02d}", message={
+            "id": f"m{n}", "role": "assistant", "content": [
+                {"type": "tool_use", "id": f"t{n}", "name": "Edit",
+                 "input": {"file_path": "/p/x.py", "old_string": old, "new_string": new}}]}))
+        records.append(env("user", f"u{2 * n + 1:02d}", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{n}", "content": "updated"}]},
+            toolUseResult={"filePath": "/p/x.py", "originalFile": before}))
+    t = decode_file(write_lines(tmp_path, records))
+    [one], [two] = t.turns[1].edits, t.turns[2].edits
+    assert one.after == second and two.before == second and two.after == "a = 10\nb = 20\n"
+    assert two.before is one.after  # the same text is held once

@@ -9,10 +9,11 @@ and counts what was kept out of the turn list. Nothing here knows any harness.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Mapping
 
 from .. import tools
-from ..model import ParseProblem, Role, ToolKind, Transcript, Turn
+from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn
 from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_small
 
 _LIST_ITEMS = 64  # items kept of a list inside a tool input
@@ -59,6 +60,7 @@ class TranscriptBuilder:
         self.extra: dict[str, str] = {}
         self._turns: list[dict[str, Any]] = []
         self._open_calls: dict[str, dict[str, Any]] = {}
+        self._last_text: dict[str, str] = {}  # path -> its whole text after the latest edit
         self._notes: list[str] = []
         self._skipped: Counter[str] = Counter()
 
@@ -174,8 +176,7 @@ class TranscriptBuilder:
         turn["exit_code"] = exit_code
         self._finish_tool(turn, result)
 
-    @staticmethod
-    def _finish_tool(turn: dict[str, Any], result: Mapping[str, Any] | None = None) -> None:
+    def _finish_tool(self, turn: dict[str, Any], result: Mapping[str, Any] | None = None) -> None:
         """Classify a completed call and derive its edits, then keep only a bounded input.
 
         Done as soon as the result is known, so the full input and the harness's structured
@@ -191,7 +192,23 @@ class TranscriptBuilder:
                 kind = tools.shell_kind(command)
         if turn.get("is_error"):
             edits = ()  # a failed edit changed nothing
+        elif edits:
+            edits = tuple(self._share_text(edit) for edit in edits)
         turn.update(kind=kind, paths=paths, edits=edits, tool_input=compact(tool_input))
+
+    def _share_text(self, edit: FileEdit) -> FileEdit:
+        """One copy of a file's text between consecutive edits of it.
+
+        A harness that logs whole files logs the same text twice: after one edit and again as
+        the original of the next. Holding one object for both halves what edits cost in memory.
+        """
+        previous = self._last_text.get(edit.path)
+        if edit.before is not None and previous is not None and edit.before is not previous \
+                and len(edit.before) == len(previous) and edit.before == previous:
+            edit = replace(edit, before=previous)
+        if edit.after is not None:
+            self._last_text[edit.path] = edit.after
+        return edit
 
     def _notes_once(self, message: str) -> None:
         self.note(message)
