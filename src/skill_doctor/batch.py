@@ -25,7 +25,7 @@ import os
 import re
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -181,12 +181,41 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
         return
     import multiprocessing
 
+    # Import what every worker needs once, here: forked workers inherit it instead of each
+    # paying for the imports again.
+    from . import detectors, overview, render  # noqa: F401
+    from .decode import textparse  # noqa: F401
+    import dominate  # noqa: F401
+    import lark  # noqa: F401
+
+    # Largest sessions first, so one big file started last does not leave a core idle at the
+    # end; results are handed on in input order all the same, so the output does not depend on
+    # which worker finished first.
+    order = sorted(range(total), key=lambda i: (-_size(paths[i]), i))
+    indexed = partial(_grade_indexed, work=work)
+    waiting: dict[int, Graded] = {}
+    next_index = 0
     with multiprocessing.get_context().Pool(min(jobs, total)) as pool:
-        # imap keeps input order, so the output does not depend on which worker finished first.
-        for done, graded in enumerate(pool.imap(work, paths, chunksize=1), start=1):
-            yield graded
+        for done, (index, graded) in enumerate(
+                pool.imap_unordered(indexed, [(i, paths[i]) for i in order], chunksize=1), start=1):
+            waiting[index] = graded
             if progress:
                 progress(done, total)
+            while next_index in waiting:
+                yield waiting.pop(next_index)
+                next_index += 1
+
+
+def _grade_indexed(item: tuple[int, str], work: Callable[[str], Graded]) -> tuple[int, Graded]:
+    index, path = item
+    return index, work(path)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 # -- folder names ------------------------------------------------------------------------------
@@ -278,6 +307,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
             if graded.files:
                 name = folder_name(graded.session_id, taken)
                 write_report(sessions / name, graded.files)
+                graded = replace(graded, files={})  # written: the index needs none of the pages
             rows.append(Row(name, graded))
             lines.append(json.dumps(_summary_record(graded, name), sort_keys=True,
                                     ensure_ascii=False, separators=(",", ":")))
