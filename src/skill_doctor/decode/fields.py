@@ -43,3 +43,17 @@ def json_text(text: str) -> Any:
         return loads(text)
     except RecursionError:
         raise ValueError("nested too deeply") from None
+
+
+def tool_arguments(raw: Any) -> dict:
+    """A tool call's arguments: a dict as given, JSON text parsed, anything else kept under
+    `input` (so the call still shows what it was given)."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json_text(raw)
+        except ValueError:
+            return {"input": raw}
+        return value if isinstance(value, dict) else {"input": value}
+    return {}

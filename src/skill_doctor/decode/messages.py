@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
-from .fields import items, json_text
+from .fields import items, tool_arguments
 from .jsonl import UNREADABLE, read_document
 
 HARNESS = "messages"
@@ -70,13 +70,13 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
                 function = call.get("function") if isinstance(call.get("function"), dict) else {}
                 counter += 1
                 b.tool_call(str(call.get("id") or f"t{counter}"), str(function.get("name") or "unknown"),
-                            _arguments(function.get("arguments")), line=position)
+                            tool_arguments(function.get("arguments")), line=position)
             legacy = message.get("function_call")
             if isinstance(legacy, dict):
                 counter += 1
                 last_function = f"f{counter}"
                 b.tool_call(last_function, str(legacy.get("name") or "unknown"),
-                            _arguments(legacy.get("arguments")), line=position)
+                            tool_arguments(legacy.get("arguments")), line=position)
         elif role == "tool":
             call_id = message.get("tool_call_id")
             b.tool_result(call_id if isinstance(call_id, str) else None, _text(content), line=position)
@@ -122,15 +122,3 @@ def _text(content: Any) -> str:
         elif block.get("type") in ("image", "image_url"):
             parts.append("[image]")
     return "\n".join(parts)
-
-
-def _arguments(raw: Any) -> dict:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            value = json_text(raw)
-        except ValueError:
-            return {"input": raw}
-        return value if isinstance(value, dict) else {"input": value}
-    return {}

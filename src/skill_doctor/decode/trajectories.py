@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .builder import TranscriptBuilder
-from .fields import exit_code, items, json_text
+from .fields import exit_code, items, json_text, tool_arguments
 from .jsonl import UNREADABLE, read_document
 
 HARNESS = "trajectory"
@@ -152,7 +152,7 @@ def _swe_history_tools(b: TranscriptBuilder, messages: list[dict]) -> None:
                     continue
                 counter += 1
                 name = str(function.get("name") or "unknown")
-                args = _json_args(function.get("arguments"))
+                args = tool_arguments(function.get("arguments"))
                 _with_open_file(name, args, open_file)
                 call_id = f"c{counter}"
                 b.tool_call(call_id, name, args, line=position)
@@ -216,18 +216,6 @@ def _swe_history_text(b: TranscriptBuilder, messages: list[dict]) -> None:
             pending = None
     if pending is not None:
         b.tool(pending[0], pending[1], None, line=pending[2])
-
-
-def _json_args(raw: Any) -> dict:
-    if isinstance(raw, dict):
-        return dict(raw)
-    if isinstance(raw, str):
-        try:
-            value = json_text(raw)
-        except ValueError:
-            return {"input": raw}
-        return value if isinstance(value, dict) else {"input": value}
-    return {}
 
 
 def _open_file(observation: str) -> str | None:
