@@ -158,13 +158,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .locate import locate
     from .render import render
     from .report import grade, no_history, to_json
-    from .write import dump_json, resolve_output, write_report
+    from .write import dump_json, write_report
 
     rubric = rubric_mod.load(args.rubric)
     generated_at, moment = generation_time()
     cwd = Path.cwd()
-    out = args.output or f"skill-doctor-report-{time.strftime('%Y%m%d-%H%M%S', moment)}"
-    target = resolve_output(out, cwd)
+    target = _output_dir(args.output, "skill-doctor-report", moment, cwd)
     if args.harness:
         from .decode import harness_names
         if args.harness not in harness_names():
@@ -181,8 +180,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     files = {"report.html": render(report), "report.json": dump_json(to_json(report))}
     write_report(target, files, force=args.force)
 
-    shown = os.path.relpath(target / "report.html", cwd)
-    say(f"Report written to {shown if shown.startswith('.') else './' + shown}")
+    say(f"Report written to {_shown(target / 'report.html', cwd)}")
     if report.status != "ok" and report.message:
         say(report.message, redact_secrets=redact_secrets)
     for scale in report.scores.scales():
