@@ -250,7 +250,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     checks = []
     for path in paths:
         report = grade(decode_file(path), rubric, generated_at,
-                       redact_secrets=not args.no_redact)
+                       redact_secrets=not args.no_redact, overview=False)
         checks.append(check_mod.judge(check_mod.display(path), report, thresholds))
     if args.format == "json":
         sys.stdout.write(check_mod.format_json(checks, thresholds))

@@ -59,19 +59,21 @@ def no_history(rubric: Rubric, generated_at: str, detail: str | None = None, *,
 
 
 def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
-          redact_secrets: bool = True) -> Report:
+          redact_secrets: bool = True, overview: bool = True) -> Report:
     """Grade one decoded transcript; never raises for odd sessions (they get a status).
 
     With `redact_secrets` (the default) every transcript-derived string the report carries
     outside the turns themselves is redacted here, once, so no view can leak it; turn text
-    reaches a view only through `findings.turn_excerpt`, which redacts too.
+    reaches a view only through `findings.turn_excerpt`, which redacts too. `overview=False`
+    skips the page's view data for callers that render no page (`check`).
     """
-    report = _grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
+    report = _grade(transcript, rubric, generated_at, redact_secrets=redact_secrets,
+                    with_overview=overview)
     return scrubbed(report) if redact_secrets else report
 
 
 def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
-           redact_secrets: bool) -> Report:
+           redact_secrets: bool, with_overview: bool = True) -> Report:
     real = transcript.real_turns
     problem = transcript.problem
     if problem is not None and (transcript.not_a_transcript or len(real) < MIN_TURNS):
@@ -98,7 +100,8 @@ def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
     return Report(status, message, transcript, scores, findings, suggestions, generated_at,
                   facts, redacted=redact_secrets,
                   overview=build_overview(transcript, facts, findings,
-                                          redact_secrets=redact_secrets))
+                                          redact_secrets=redact_secrets)
+                  if with_overview else None)
 
 
 def scrubbed(report: Report) -> Report:
