@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .errors import UsageError
-from .locate import TRANSCRIPT_SUFFIXES, is_subagent_file
+from .locate import iter_transcripts
 from .report import Report
 from .rubric import SCALES, Rubric
 from .text import excerpt
@@ -77,18 +77,8 @@ class SessionCheck:
 
 
 def transcripts_under(folder: Path) -> list[Path]:
-    """Every transcript file below `folder`, sorted by path (subagent files left out, as in
-    locate: they are parts of another session, not sessions of their own)."""
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d != "subagents" and not d.startswith(".skill-doctor")
-                         and d not in ("node_modules", ".git"))
-        for name in files:
-            path = Path(root) / name
-            if (name.endswith(TRANSCRIPT_SUFFIXES) and not name.endswith(".meta.json")
-                    and not is_subagent_file(path)):
-                found.append(path)
-    return sorted(found, key=lambda p: p.as_posix())
+    """Every transcript file below `folder`, sorted by path (subagent files left out)."""
+    return sorted(iter_transcripts(folder), key=lambda p: p.as_posix())
 
 
 def expand(args: Sequence[str], cwd: Path) -> list[Path]:

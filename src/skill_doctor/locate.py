@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".md", ".txt", ".log", ".traj")
 MAX_SCAN = 20000  # files looked at in one folder walk; a huge tree is cut, not hung on
@@ -28,28 +28,40 @@ def is_subagent_file(path: Path) -> bool:
     return path.name.startswith("agent-") or "subagents" in path.parts
 
 
-def _candidates(folder: Path) -> list[tuple[float, str, Path]]:
-    found: list[tuple[float, str, Path]] = []
+def _walked_dir(name: str) -> bool:
+    """Folders worth looking in for sessions: not subagent parts, reports, deps or git."""
+    return name not in ("subagents", "node_modules", ".git") and not name.startswith(".skill-doctor")
+
+
+def iter_transcripts(folder: Path, max_depth: int | None = None,
+                     max_files: int | None = None) -> Iterator[Path]:
+    """Transcript files below `folder` (subagent files left out: they are parts of another
+    session), folders and files in name order; `max_depth`/`max_files` bound the walk so a huge
+    tree is cut, not hung on."""
     scanned = 0
     base_depth = len(folder.parts)
     for root, dirs, files in os.walk(folder, followlinks=False):
         depth = len(Path(root).parts) - base_depth
-        dirs[:] = sorted(d for d in dirs if d != "subagents" and depth < MAX_DEPTH
-                         and not d.startswith(".skill-doctor") and d != "node_modules")
+        dirs[:] = sorted(d for d in dirs if _walked_dir(d)
+                         and (max_depth is None or depth < max_depth))
         for name in sorted(files):
             scanned += 1
-            if scanned > MAX_SCAN:
-                return found
+            if max_files is not None and scanned > max_files:
+                return
             path = Path(root) / name
-            if not name.endswith(TRANSCRIPT_SUFFIXES) or is_subagent_file(path):
-                continue
-            if name.endswith(".meta.json"):
-                continue
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            found.append((st.st_mtime, str(path), path))
+            if (name.endswith(TRANSCRIPT_SUFFIXES) and not name.endswith(".meta.json")
+                    and not is_subagent_file(path)):
+                yield path
+
+
+def _candidates(folder: Path) -> list[tuple[float, str, Path]]:
+    found: list[tuple[float, str, Path]] = []
+    for path in iter_transcripts(folder, MAX_DEPTH, MAX_SCAN):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        found.append((st.st_mtime, str(path), path))
     return found
 
 
