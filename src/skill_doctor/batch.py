@@ -79,23 +79,11 @@ class BatchResult:
 
 
 def default_sessions(env: Mapping[str, str], home: Path) -> list[Path]:
-    """Every session in the harness stores (every store stores.py knows, else Claude Code's)."""
-    try:
-        from . import stores
-    except ImportError:
-        stores = None
-    if stores is not None and hasattr(stores, "discover"):
-        found = []
-        for item in stores.discover(env, home):
-            path = getattr(item, "path", item)
-            if path is not None:
-                found.append(Path(path))
-        return sorted(set(found), key=lambda p: p.as_posix())
-    from .check import transcripts_under
-    from .locate import claude_projects
+    """Every session in the harness stores, sorted by path."""
+    from . import stores
 
-    projects = claude_projects(env, home)
-    return transcripts_under(projects) if projects.is_dir() else []
+    return sorted({Path(item.path) for item in stores.discover(env, home)},
+                  key=lambda p: p.as_posix())
 
 
 def parse_since(text: str) -> datetime:

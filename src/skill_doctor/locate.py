@@ -8,7 +8,6 @@ Only what it is pointed at is opened, read-only. Subagent files (`agent-*.jsonl`
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
@@ -74,37 +73,16 @@ def newest_in(folder: Path) -> Path | None:
     return candidates[0][2]
 
 
-def claude_projects(env: Mapping[str, str], home: Path) -> Path:
-    base = env.get("CLAUDE_CONFIG_DIR")
-    return (Path(base) if base else home / ".claude") / "projects"
-
-
-def encode_project(cwd: Path) -> str:
-    """Claude Code's folder name for a project: every non-alphanumeric character becomes '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-
-
 def default_session(cwd: Path, env: Mapping[str, str], home: Path) -> Located:
-    """The newest session of the current project in the harness stores, else the newest at all."""
-    try:
-        from . import stores  # every harness's store, where available
-    except ImportError:
-        stores = None
-    if stores is not None and hasattr(stores, "newest_for_project"):
-        found = stores.newest_for_project(cwd, env, home) or stores.newest(env, home)
-        if found is not None:
-            return Located(found.path)
+    """The newest session of the current project across the harness stores, else the newest
+    session at all (one discovery pass for both)."""
+    from . import stores
+
+    sessions = stores.discover(env, home)  # newest first
+    if not sessions:
         return Located(None, "no session found in the harness stores")
-    projects = claude_projects(env, home)
-    if not projects.is_dir():
-        return Located(None, f"no Claude Code store at {projects}")
-    own = projects / encode_project(cwd)
-    if own.is_dir():
-        newest = newest_in(own)
-        if newest is not None:
-            return Located(newest)
-    newest = newest_in(projects)
-    return Located(newest, None if newest else f"no session in {projects}")
+    own = next((s for s in sessions if stores.belongs_to(s, cwd)), sessions[0])
+    return Located(own.path)
 
 
 def locate(path: str | None, cwd: Path, env: Mapping[str, str], home: Path) -> Located:

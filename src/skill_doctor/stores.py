@@ -118,11 +118,6 @@ def newest_for_project(cwd: str | os.PathLike[str], env: Mapping[str, str], home
     return None
 
 
-def newest(env: Mapping[str, str], home: Path) -> SessionInfo | None:
-    sessions = discover(env, home)
-    return sessions[0] if sessions else None
-
-
 def with_details(session: SessionInfo) -> SessionInfo:
     """The session with its turn count and start time, by decoding it."""
     from .decode import decode_file
