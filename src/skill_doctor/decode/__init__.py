@@ -36,13 +36,7 @@ def _module(name: str) -> ModuleType:
 
 def harness_names() -> list[str]:
     """Names accepted by `--harness`."""
-    names = []
-    for name in (*DECODERS, TEXT_DECODER):
-        try:
-            names.append(_module(name).HARNESS)
-        except ImportError:
-            continue
-    return names
+    return [_module(name).HARNESS for name in (*DECODERS, TEXT_DECODER)]
 
 
 def sniff(head: str) -> ModuleType | None:
