@@ -770,9 +770,7 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     cwd = facts.transcript.cwd
     evidence: list[Evidence] = []
     causes: list[str] = []
-    by_path: dict[str, list[EditRecord]] = {}
-    for e in facts.edits:
-        by_path.setdefault(e.path, []).append(e)
+    by_path = facts.edits_by_path
     user_words = {w.lower() for t in facts.user_turns for w in _name_tokens(t.content)}
     named = _named_paths(facts, by_path)
     named_tops = {p.split("/", 1)[0] for p in named if "/" in p}
@@ -839,7 +837,7 @@ def _user_named_place(path: str, user_words: set[str]) -> bool:
     return any(len(p) >= 4 and p not in _GENERIC_PLACES and p in user_words for p in parts)
 
 
-def _named_paths(facts: Facts, by_path: Mapping[str, list[EditRecord]]) -> set[str]:
+def _named_paths(facts: Facts, by_path: Mapping[str, tuple[EditRecord, ...]]) -> set[str]:
     """Edited code files the request names (by path or file name).
 
     Instruction files, project docs and specs ("write an AGENTS.md", "see docs/spec.md") name
@@ -930,9 +928,7 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """
     evidence: list[Evidence] = []
     causes: list[str] = []
-    by_path: dict[str, list[EditRecord]] = {}
-    for e in facts.edits:
-        by_path.setdefault(e.path, []).append(e)
+    by_path = facts.edits_by_path
     for path, records in sorted(by_path.items()):
         for r in records:
             edit = r.edit

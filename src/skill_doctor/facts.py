@@ -104,6 +104,8 @@ class Facts:
     # `failures` as a set, for detectors that ask about each turn (a search that found
     # nothing is no failure; an edit whose output says it did not apply is one).
     failed: frozenset[int] = frozenset()
+    # `edits` grouped by file, each file's edits in session order.
+    edits_by_path: Mapping[str, tuple[EditRecord, ...]] = field(default_factory=dict)
 
     @property
     def made_changes(self) -> bool:
@@ -285,6 +287,9 @@ def compute(transcript: Transcript) -> Facts:
                         checks, failures, read_windows, unlocated)
 
     final_answer = assistant_turns[-1] if assistant_turns else None
+    by_path: dict[str, list[EditRecord]] = {}
+    for record in edits:
+        by_path.setdefault(record.path, []).append(record)
     return Facts(
         transcript=transcript, goal=goal,
         asks_for_change=asks_for_change(goal.content) if goal else False,
@@ -294,6 +299,7 @@ def compute(transcript: Transcript) -> Facts:
         checks=tuple(checks), failures=tuple(failures), interruptions=tuple(interruptions),
         corrections=tuple(corrections), final_answer=final_answer,
         read_windows=read_windows, unlocated_edits=tuple(unlocated), failed=frozenset(failures),
+        edits_by_path={path: tuple(records) for path, records in by_path.items()},
     )
 
 

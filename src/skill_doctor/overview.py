@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable
 
-from .diffs import make_diff
+from .diffs import count_changes, make_diff
 from .facts import Facts, relative_path
 from .findings import Finding
 from .model import Role, ToolKind, Transcript, Turn
@@ -408,9 +408,7 @@ def _files(facts: Facts, findings: tuple[Finding, ...], show
 
 
 def _diffs(facts: Facts, show) -> tuple[tuple[FileDiff, ...], int]:
-    by_path: dict[str, list] = {}
-    for record in facts.edits:
-        by_path.setdefault(record.path, []).append(record)
+    by_path = facts.edits_by_path
     out: list[FileDiff] = []
     budget = MAX_DIFF_TOTAL
     for path in sorted(by_path)[:MAX_DIFF_FILES]:
@@ -425,8 +423,7 @@ def _diffs(facts: Facts, show) -> tuple[tuple[FileDiff, ...], int]:
         if text is None:
             text = "".join(r.edit.diff for r in records)
         raw = text.splitlines()
-        added = sum(1 for x in raw if x.startswith("+") and not x.startswith("+++"))
-        removed = sum(1 for x in raw if x.startswith("-") and not x.startswith("---"))
+        added, removed = count_changes(text)
         limit = max(0, min(MAX_DIFF_LINES, budget))
         lines = tuple(_diff_line(x, show) for x in raw[:limit]
                       if not x.startswith(("--- ", "+++ ")))
