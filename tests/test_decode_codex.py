@@ -89,7 +89,8 @@ def test_legacy_layout():
     read, patch, test = [x for x in t.turns if x.role is Role.TOOL]
     assert read.kind is ToolKind.READ and read.paths == ("pager.py",) and read.exit_code == 0
     assert patch.kind is ToolKind.EDIT and "+    return n" in patch.edits[0].diff
-    assert test.exit_code == 1 and test.is_error and test.command == "bash -lc pytest -q"
+    # The command is the script the shell ran: argv ["bash", "-lc", "pytest -q"] unwrapped.
+    assert test.exit_code == 1 and test.is_error and test.command == "pytest -q"
     assert dict(t.skipped)["reasoning"] == 1
 
 

@@ -81,20 +81,9 @@ class Turn:
     edits: tuple[FileEdit, ...] = ()
     output_length: int = 0  # full length of the tool output, even when only head and tail are kept
     via_shell: bool = False  # the call ran a shell command (whatever kind of work it did)
-
-    @property
-    def is_real(self) -> bool:
-        return self.meta is None
-
-    @property
-    def command(self) -> str | None:
-        """The command line of a tool turn that ran one (shell, or a read/edit done through shell)."""
-        if not self.via_shell or not self.tool_input:
-            return None
-        value = self.tool_input.get("command", self.tool_input.get("cmd"))
-        if isinstance(value, list):
-            return " ".join(str(part) for part in value)
-        return value if isinstance(value, str) and value else None
+    # The command line a shell call ran (argv lists joined, `bash -lc` unwrapped), taken from
+    # the full input before it was bounded; None for other calls.
+    command: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -188,6 +188,7 @@ class TranscriptBuilder:
             # A shell call that only reads, searches, lists or edits files is that kind.
             command = tools.command_text(tool_input)
             turn["via_shell"] = True
+            turn["command"] = clip(command, OUTPUT_CHARS) if command else None
             if command:
                 kind = tools.shell_kind(command)
         if turn.get("is_error"):
