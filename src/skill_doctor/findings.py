@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from .detectors import Evidence
 from .model import Role, Transcript, Turn
 from .redact import redact
 from .scoring import Scores
@@ -82,7 +83,6 @@ def compile_findings(scores: Scores, transcript: Transcript, *, redact_secrets: 
             c = result.criterion
             evidence = list(result.measurement.evidence)
             if not evidence and transcript.turns:
-                from .detectors import Evidence
                 evidence = [Evidence(transcript.turns[0].index, result.measurement.summary)]
             items = []
             for ev in evidence[:MAX_EVIDENCE]:
