@@ -131,16 +131,24 @@ def _swe_agent(b: TranscriptBuilder, data: dict) -> None:
         _swe_history_text(b, real)
 
 
-def _swe_history_tools(b: TranscriptBuilder, messages: list[dict]) -> None:
-    open_calls: list[str] = []
-    open_file = None
-    counter = 0
+def _after_task(messages: list[dict]):
+    """(position, message) of the history past the system prompt and the task statement,
+    which the caller has already recorded."""
     seen_task = False
     for position, message in enumerate(messages, start=1):
         role = message.get("role")
         if role == "system" or (role == "user" and not seen_task):
             seen_task = seen_task or role == "user"
             continue
+        yield position, message
+
+
+def _swe_history_tools(b: TranscriptBuilder, messages: list[dict]) -> None:
+    open_calls: list[str] = []
+    open_file = None
+    counter = 0
+    for position, message in _after_task(messages):
+        role = message.get("role")
         if role == "assistant":
             open_calls = []
             thought = _text(message.get("thought") or message.get("content"))
@@ -194,12 +202,8 @@ def _swe_trajectory(b: TranscriptBuilder, steps: list[dict]) -> None:
 def _swe_history_text(b: TranscriptBuilder, messages: list[dict]) -> None:
     pending: tuple[str, dict, int] | None = None
     open_file = None
-    seen_task = False
-    for position, message in enumerate(messages, start=1):
+    for position, message in _after_task(messages):
         role = message.get("role")
-        if role == "system" or (role == "user" and not seen_task):
-            seen_task = seen_task or role == "user"
-            continue
         if role == "assistant":
             thought = _text(message.get("thought") or message.get("content"))
             if thought.strip():
