@@ -57,7 +57,7 @@ def test_finding_line_is_positioned_at_the_cited_turn_in_the_source(work, capsys
     assert (m["path"], m["code"], m["sev"], m["turn"], m["rule"]) == (
         "sessions/retry.jsonl", "SD103", "warning", "4", "repeated-failing-call")
     assert (int(m["line"]), int(m["col"])) == (turn.line, turn.column) == (5, 1)
-    assert "1 retry episode (1/2)" in m["msg"]
+    assert "1 retry episode: an edit redone (1/2)" in m["msg"]
     assert out.splitlines()[1] == ("sessions/retry.jsonl: efficiency 9/10, code quality 10/10, "
                                    "1 finding: pass")
 

@@ -50,7 +50,7 @@ _NOT_A_RUN = re.compile(r"\s-(c|m\s+(pip|venv|http\.server|json\.tool))\b|^(bash
                         r"|--version\b|\s-V\b")
 # Wrappers whose arguments are the command really run.
 _WRAPPER = re.compile(
-    r"^(?:(?:sudo|nohup|time|exec|command|env|nice|stdbuf(?:\s+-\S+)*|timeout\s+(?:-\S+\s+)*\S+"
+    r"^(?:(?:sudo|nohup|time|exec|env|nice|stdbuf(?:\s+-\S+)*|timeout\s+(?:-\S+\s+)*\S+"
     r"|xvfb-run(?:\s+-\S+)*|npx(?:\s+-\S+)*|pnpx|bunx|uvx|uv\s+run(?:\s+--?\S+)*|poetry\s+run"
     r"|pipenv\s+run|hatch\s+run|pdm\s+run|rye\s+run|conda\s+run(?:\s+-\S+\s+\S+)*"
     r"|docker\s+(?:compose\s+)?exec(?:\s+-\S+)*\s+\S+|docker\s+run(?:\s+(?:-\S+\s+)?\S+)*?\s+\S+:\S*"

@@ -77,7 +77,8 @@ _REJECTS = re.compile(
     r"|(doesn'?t|does not|didn'?t|did not|isn'?t|is not|not) (work|working|fixed|right|correct)"
     r"|that'?s not (what|right|it)|not what i (asked|wanted|meant)|you (broke|forgot|missed|didn'?t)"
     r"|wrong|no[, ]+(that|this|it)|undo|revert|why did you|it'?s broken|still (an )?error"
-    r"|same (error|problem|issue)|try again|again[.!]?$|too (long|short|big|small|verbose))", re.I)
+    r"|same (error|problem|issue)|^\W*too (long|short|big|small|verbose|much)\b"
+    r"|not (showing|displaying|displayed|shown|visible|rendering|appearing|loading|updating))", re.I)
 _QUESTION_OPENING = re.compile(
     r"^\s*(how|what|why|where|which|who|whom|is|are|was|were|does|do|did|can|could|should"
     r"|would|will|explain|tell me|describe|show me|investigate|look into|find out|figure out"
@@ -95,10 +96,10 @@ _CHANGE_WORDS = re.compile(
     r"|patch|correct|adjust|tweak|translate|document|speed ?up|save|put|wire|hook ?up"
     r"|resolve|repair|restore|split|inline|extract|simplify|format|apply|configure"
     r"|scaffold|draft|append|insert|increase|decrease|reduce|center|centre|align|style|use"
-    r"|switch|keep|include|show|display|integrate)\b", re.I)
+    r"|switch|keep|include|show|display|integrate|debug)\b", re.I)
 _IMPERATIVE_BEFORE = re.compile(
     r"(^|[.!?;:\n(]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"
-    r"|must|can|could|would|we|i'?d like you to|go ahead|and then|first|finally|instead|but|need"
+    r"|must|can|could|would|we|i'?d like you to|go ahead|and then|first|finally|instead|but|need|help me"
     r"|needs|want|start)\s*,?)\s*$", re.I)
 _FIX_ORDER = re.compile(r"\b(and|then|also|please|,)\s+(fix|change|update|implement|add|apply"
                         r"|patch|correct|resolve|repair|make)\b", re.I)
@@ -233,7 +234,10 @@ def _restates(text: str, earlier: str) -> bool:
     a, b = _tokens(text), _tokens(earlier)
     if not a or not b:
         return text.strip().lower() == earlier.strip().lower() and bool(text.strip())
-    return len(a & b) / len(a | b) >= 0.6
+    shared = len(a & b)
+    # The same words again, or the earlier request repeated inside a longer one.
+    short, long = sorted((len(a), len(b)))
+    return shared / len(a | b) >= 0.6 or (short >= 6 and long <= 4 * short and shared / short >= 0.7)
 
 
 def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:

@@ -6,7 +6,7 @@ import functools
 import posixpath
 import re
 
-from ..facts import EditRecord, Facts, classify_check
+from ..facts import EditRecord, Facts, classify_check, command_segments
 from ..model import ToolKind, Turn
 
 
@@ -135,3 +135,39 @@ def _edited_imports(records: list[EditRecord]) -> set[str]:
 
 _CODE_SUFFIX = re.compile(r"\.(py|js|jsx|ts|tsx|go|rs|java|kt|rb|php|c|cc|cpp|h|hpp|cs|swift"
                           r"|scala|sh|lua|m|mm|ex|exs|dart|vue|svelte)$")
+
+
+# Programs whose first word after the program names what they do (`git push`, `npm install`).
+_SUBCOMMAND_PROGRAMS = {"git", "gh", "npm", "pnpm", "yarn", "bun", "docker", "kubectl", "brew",
+                        "pip", "pip3", "uv", "poetry", "cargo", "go", "apt", "apt-get", "dnf",
+                        "yum", "helm", "terraform", "gcloud", "aws", "az", "systemctl", "conda",
+                        "dotnet", "mvn", "gradle", "./gradlew", "rustup", "nvm", "pyenv", "make"}
+# Different programs that do the same thing.
+_SYNONYMS = {"which": "locate", "whereis": "locate", "type": "locate", "command": "locate",
+             "fd": "find", "rg": "grep", "ag": "grep", "ack": "grep", "egrep": "grep",
+             "python3": "python", "pip3": "pip", "apt-get": "apt"}
+_LOOKING = {"cd", "echo", "printf", "true", "sleep", "set", "export", "source", "."}
+
+
+@functools.lru_cache(maxsize=8192)
+def operation_key(command: str) -> str:
+    """What a command line does, as "program subcommand target": two attempts at the same
+    operation share it whatever their flags, wrappers, paths or pipes (`git add -f x.py` and
+    `cd repo && git add /abs/x.py 2>&1 | tail` are both `git add x.py`)."""
+    for segment in command_segments(command):
+        words = segment.split()
+        if not words or words[0] in _LOOKING:
+            continue
+        if words[0] == "command" and len(words) > 1 and words[1] == "-v":
+            words = ["which"] + words[2:]
+        program = posixpath.basename(words[0].strip("'\""))
+        program = _SYNONYMS.get(program, program)
+        rest = [w.strip("'\"") for w in words[1:] if not w.startswith("-") and "=" not in w[:1]]
+        parts = [program]
+        if program in _SUBCOMMAND_PROGRAMS and rest:
+            parts.append(rest.pop(0))
+        if rest:
+            target = rest[0].rstrip("/")
+            parts.append(posixpath.basename(target) if "/" in target else target)
+        return " ".join(parts)[:200]
+    return " ".join(command.split())[:200]
