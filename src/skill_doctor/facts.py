@@ -18,6 +18,7 @@ from .diffs import count_changes
 from . import ledger
 from .ledger import Request, asks_for_change  # noqa: F401 (asks_for_change: re-exported)
 from .model import FileEdit, Role, ToolKind, Transcript, Turn
+from . import tools
 from .tools import shell_read_windows
 
 # Programs that check the work: test runners, builds, type checkers, linters. Each pattern is
@@ -342,7 +343,11 @@ def compute(transcript: Transcript) -> Facts:
     goal: Turn | None = None
     worked = False
 
+    requests = ledger.build(transcript.turns)
+    request_text = ""
     for turn in transcript.turns:
+        if turn.role is Role.USER and turn.meta is None:
+            request_text = turn.content
         if turn.meta == "interrupt":
             interruptions.append(turn.index)
         if turn.meta is not None:
@@ -361,10 +366,9 @@ def compute(transcript: Transcript) -> Facts:
             tool_turns.append(turn)
             worked = True
             _tool_facts(turn, cwd, reads, explorations, edits, shell_writes, failed_edits,
-                        checks, failures, read_windows, unlocated)
+                        checks, failures, read_windows, unlocated, request_text)
 
     final_answer = assistant_turns[-1] if assistant_turns else None
-    requests = ledger.build(transcript.turns)
     mains = [r for r in requests if r.kind != ledger.FOLLOW_UP]
     if mains:
         goal = transcript.turns[mains[0].turn - 1]
@@ -385,9 +389,19 @@ def compute(transcript: Transcript) -> Facts:
     )
 
 
+def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | None:
+    """The file an edit that names none most likely changed: of the files read since the
+    request, one the request names, else the last one read."""
+    if not reads:
+        return None
+    named = [path for _, path in reversed(reads) if path in request_text
+             or posixpath.basename(path) in request_text]
+    return named[0] if named else reads[-1][1]
+
+
 def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, edits: list,
                 shell_writes: list, failed_edits: list, checks: list, failures: list,
-                read_windows: dict, unlocated: list) -> None:
+                read_windows: dict, unlocated: list, request_text: str = "") -> None:
     failed = tool_failed(turn)
     if failed:
         failures.append(turn.index)
@@ -415,7 +429,17 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
         elif turn.via_shell:
             shell_writes.extend((turn.index, relative_path(p, cwd)) for p in turn.paths)
         elif not turn.paths and _has_new_text(turn):
-            unlocated.append(turn.index)
+            # Old exports name no file for an edit; the agent edits what it just read.
+            target = _edited_unnamed(reads, request_text)
+            inferred = tools.edits_of(turn.tool_name or "edit", {**(turn.tool_input or {}),
+                                      "file_path": target}) if target else []
+            if inferred:
+                for edit in inferred:
+                    added, removed = count_changes(edit.diff)
+                    edits.append(EditRecord(turn.index, edit, relative_path(edit.path, cwd),
+                                            added, removed))
+            else:
+                unlocated.append(turn.index)
     command = turn.command
     if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
         check_kind = classify_check(command)

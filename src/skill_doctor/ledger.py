@@ -57,8 +57,8 @@ _NEGATED = re.compile(
     r"(?:\w+\s+){0,2}?"
     r"(?:modify|modifying|change|changing|edit|editing|touch|touching|write|writing|add|adding"
     r"|create|creating|delete|deleting|remove|removing|replace|replacing|update|updating|commit"
-    r"|push|fix|fixing|implement|make|making|test|testing|run|running|search|searching)\b"
-    r"[^.;:!?\n]*", re.I)
+    r"|push|fix|fixing|implement|make|making|test|testing|run|running|search|searching|block)\b"
+    r"[^.,;:!?\n]*", re.I)
 _FORBIDS_CHECKS = re.compile(r"\b(?:do not|don'?t|dont|no need to|not to|never|without)\s+"
                              r"(?:\w+\s+)?(?:test|testing|run (?:the )?tests?|build|check)\b", re.I)
 

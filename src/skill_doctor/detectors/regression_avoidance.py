@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from ..diffs import changed_lines
 from ..facts import Facts
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _CODE_SUFFIX, _TEST_FILE
+from .common import _CODE_SUFFIX, _TEST_FILE, _edits_with_paths
 
 
 _DEBUG = re.compile(r"\b(breakpoint\(\)|pdb\.set_trace\(\)|import i?pdb|debugger;|binding\.pry"
@@ -61,14 +61,24 @@ _COMMENTED_CODE = re.compile(
 _RM = re.compile(r"(?:^|&&|;|\|\|)\s*(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
 
 
-@detector("regressions_introduced", causes=("broken_check", "syntax_error", "test_deleted",
-                                            "test_skipped", "debug_left", "unused_import",
-                                            "commented_code", "todo_added"))
-def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measurement:
-    """Problems the changes introduced: failing checks, syntax errors, leftovers, skipped tests.
+_CAUSES = ("broken_check", "final_check_failed", "syntax_error", "test_deleted", "test_skipped",
+           "test_weakened", "debug_left", "unused_import", "commented_code", "todo_added",
+           "unverified")
+# Signals of a regression left in the final state; the rest are minor issues.
+_SEVERE = {"broken_check", "final_check_failed"}
+_LABELS = {0: "no regressions seen", 1: "minor issues", 2: "a regression left in the final state"}
 
-    What it measures: the number of regression signals. A check that passed earlier in the
-    session and fails after the last edit; a Python file whose resulting text (when the
+
+@detector("regressions_introduced", causes=_CAUSES)
+def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measurement:
+    """Problems the changes left behind: failing checks, syntax errors, leftovers, unverified code.
+
+    What it measures: how serious the worst problem is: 2 for a regression left in the final
+    state (a check that passed earlier and fails after the last edit, or the last check after
+    the last code edit failing), 1 for minor issues, 0 for none. Minor issues: no test, build,
+    type check or lint ran after the last code edit (an unverified change; a request that
+    says not to test and prose-only edits excepted); a failing check made to pass by editing
+    only the tests; a Python file whose resulting text (when the
     transcript shows it whole) does not compile; debug statements or breakpoints, TODO / FIXME
     markers, and commented-out code (two or more commented lines that parse as code) added to
     code and not removed by a later edit; tests skipped, or test files deleted (by an edit or
@@ -79,7 +89,8 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     Why it matters: these are the defects reviewers most often catch late, and each one means
     the agent left the code worse than a finished change should.
 
-    Example: the agent adds `import pdb; pdb.set_trace()` while debugging and never removes it.
+    Example: the agent adds `import pdb; pdb.set_trace()` while debugging and never removes it
+    (minor: 1 point lost); `pytest` passed at the start and fails after the last edit (2 lost).
 
     Instead: run the checks after the last edit, and remove debugging aids, dead code and
     skipped tests before finishing.
@@ -166,14 +177,75 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
         if unused:
             signal(turn, f"import added to {path} but never used: {', '.join(unused[:3])}",
                    "unused_import")
-    order = sorted(range(len(evidence)), key=lambda i: evidence[i].turn)
-    evidence = [evidence[i] for i in order]
-    n = len(evidence)
-    return Measurement(n, tuple(evidence), "no regressions seen" if n == 0 else
-                       f"{_plural(n, 'regression signal')}",
-                       _ranked_causes(causes, ("broken_check", "syntax_error", "test_deleted",
-                                               "test_skipped", "debug_left", "unused_import",
-                                               "commented_code", "todo_added")))
+    _verification_signals(facts, signal)
+    # One entry per turn: a turn behind two signals is cited once, with both notes.
+    notes: dict[int, list[str]] = {}
+    for e in evidence:
+        notes.setdefault(e.turn, []).append(e.note)
+    evidence = [Evidence(turn, "; ".join(dict.fromkeys(notes[turn]))) for turn in sorted(notes)]
+    level = 2 if _SEVERE & set(causes) else (1 if causes else 0)
+    summary = _LABELS[level] if not causes else (
+        f"{_LABELS[level]}: " + ", ".join(f"{_plural(n, _WORDS[c][0], _WORDS[c][1])}"
+                                          for c, n in _counts(causes)))
+    return Measurement(level, tuple(evidence), summary, _ranked_causes(causes, _CAUSES))
+
+
+_WORDS = {"broken_check": ("check broken", "checks broken"),
+          "final_check_failed": ("failing final check", "failing final checks"),
+          "syntax_error": ("file that does not compile", "files that do not compile"),
+          "test_deleted": ("test deleted", "tests deleted"),
+          "test_skipped": ("test skipped", "tests skipped"),
+          "test_weakened": ("test changed to pass", "tests changed to pass"),
+          "debug_left": ("debug statement left", "debug statements left"),
+          "unused_import": ("unused import", "unused imports"),
+          "commented_code": ("block of commented-out code", "blocks of commented-out code"),
+          "todo_added": ("TODO added", "TODOs added"),
+          "unverified": ("change never checked", "changes never checked")}
+
+
+def _counts(causes: list[str]) -> list[tuple[str, int]]:
+    seen: dict[str, int] = {}
+    for cause in causes:
+        seen[cause] = seen.get(cause, 0) + 1
+    return sorted(seen.items(), key=lambda kv: _CAUSES.index(kv[0]))
+
+
+_REAL_CHECKS = ("test", "typecheck", "lint", "build")
+
+
+def _verification_signals(facts: Facts, signal) -> None:
+    """Whether the final code was shown to work: the last check after the last code edit
+    failing is a regression left behind; no real check at all leaves the change unverified;
+    a failing check turned green by editing only the tests proves nothing about the code."""
+    code_edits = sorted(turn for turn, path in _edits_with_paths(facts) if not _PROSE_ONLY.search(path))
+    code_edits += [t for t in facts.unlocated_edits]
+    if not code_edits:
+        return
+    last_code_edit = max(code_edits)
+    after = [c for c in facts.checks if c.turn > last_code_edit and c.kind in _REAL_CHECKS]
+    decided = [c for c in after if c.passed is not None]
+    if decided and decided[-1].passed is False:
+        if not any(e.turn > decided[-1].turn for e in facts.edits):
+            signal(decided[-1].turn, f"the last check after the last code edit fails: "
+                                     f"{decided[-1].command[:100]}", "final_check_failed")
+    elif not decided and not any(r.forbids_checks for r in facts.main_requests):
+        signal(last_code_edit, "no test, build or lint ran after the last code edit, so the "
+                               "change is unverified", "unverified")
+    test_edits = {turn for turn, path in _edits_with_paths(facts) if _TEST_FILE.search(path)}
+    code_only = set(code_edits) - test_edits
+    failing = [c for c in facts.checks if c.passed is False and c.kind in _REAL_CHECKS]
+    for c in failing:
+        rerun = next((d for d in facts.checks if d.turn > c.turn and d.passed is not None
+                      and d.kind == c.kind), None)
+        if rerun is None or not rerun.passed:
+            continue
+        between = [t for t in set(code_edits) | test_edits if c.turn < t < rerun.turn]
+        if between and all(t in test_edits and t not in code_only for t in between):
+            signal(between[0], "a failing check was made to pass by changing the test, not "
+                               "the code", "test_weakened")
+
+
+_PROSE_ONLY = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc)$|(^|/)(LICENSE|README|CHANGELOG|NOTICE)$", re.I)
 
 
 def _unused_new_imports(tree: ast.AST, text: str, added_by_path: Mapping[str, list[str]],
