@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import posixpath
+import re
 from typing import Any, Mapping
 
+from ..diffs import changed_lines
 from ..facts import EditRecord, Facts
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 
@@ -37,13 +40,32 @@ def _whitespace_only_hunks(edit_diff: str) -> int:
     return count
 
 
-@detector("diff_bloat", causes=("whole_file_rewrite", "whitespace_only", "churn"),
-          churn_ratio=(float, 3.0), small_change=(float, 0.5))
-def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
-    """Bloat in the changes: whole-file rewrites for small changes, whitespace-only hunks, churn.
+_CAUSES = ("whole_file_rewrite", "unrequested_docs", "duplicated", "rework", "whitespace_only",
+           "churn")
+_SHORT = {"whole_file_rewrite": "whole files rewritten for small changes",
+          "unrequested_docs": "documentation nobody asked for", "duplicated": "duplicated code",
+          "rework": "edits redone", "whitespace_only": "whitespace-only changes",
+          "churn": "churn"}
+_BLOCK = 4  # consecutive new lines that make a duplicated block
+_TRIVIAL = re.compile(r"^[\W_]*$|^(return|break|continue|pass|else:?|try:|finally:|end|fi|done)\W*$")
+_DOC_REQUEST = re.compile(r"\b(doc|docs|documentation|document|readme|changelog|guide|notes?|write[- ]?up"
+                          r"|markdown|md|explain in|describe in|summary|summari[sz]e|report)\b", re.I)
+_PROSE_FILE = re.compile(r"\.(md|mdx|markdown|rst|txt|adoc)$|(^|/)(readme|changelog)[^/]*$|(^|/)docs?/", re.I)
 
-    What it measures: the number of bloat signals. A whole-file write over an existing file
-    that changed less than `small_change` of its lines (a targeted edit would do); an edit with
+
+@detector("diff_bloat", causes=_CAUSES, churn_ratio=(float, 3.0), small_change=(float, 0.5),
+          rework_edits=(int, 2))
+def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
+    """Bloat in the changes: unrequested files and rewrites, reworked edits, whitespace-only hunks.
+
+    What it measures: the number of bloat signals. Documentation nobody asked for (a new
+    prose file, README or docs/ page when no user message asks for documentation or names the
+    file; keeping existing docs in step is fine), one signal per file; a file whose new lines
+    were rewritten again by `rework_edits` or more later edits for the same request (the
+    change was redone rather than made once; what a later request asks for is no rework); a
+    whole-file write over an existing file that changed less than `small_change` of its lines
+    (a targeted edit would do); the same block of new code (four or more non-trivial lines)
+    written in two places, pasted logic instead of a shared helper; an edit with
     hunks that change only whitespace or formatting (counted once per edit); a file whose lines
     written across all its edits exceed `churn_ratio` times its net change, measured on the
     file's unified diff from before the first edit to after the last (the agent rewrote its own
@@ -59,13 +81,26 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     evidence: list[Evidence] = []
     causes: list[str] = []
     by_path = facts.edits_by_path
+    asked = " ".join(r.text for r in facts.requests)
+    wants_docs = bool(_DOC_REQUEST.search(asked))
+    rework: list[tuple[str, list[int]]] = []
     for path, records in sorted(by_path.items()):
+        name = posixpath.basename(path)
+        if _PROSE_FILE.search(path) and records[0].edit.created and not wants_docs and \
+                name not in asked and not path.startswith(("/tmp/", "/private/tmp/")):
+            lines = sum(r.added for r in records)
+            evidence.append(Evidence(records[0].turn, f"wrote {lines} lines of documentation "
+                                                      f"in {path}, which no request asked for"))
+            causes.append("unrequested_docs")
+        reworked = _reworked_edits(records, facts)
+        if len(reworked) >= params["rework_edits"]:
+            rework.append((path, reworked))
         for r in records:
             edit = r.edit
             if edit.whole_file and not edit.created and edit.before:
                 total = max(len(edit.before.splitlines()), 1)
                 share = max(r.added, r.removed) / total
-                if total >= 20 and share < params["small_change"]:
+                if total >= 5 and share < params["small_change"]:
                     evidence.append(Evidence(r.turn, f"rewrote all of {path} ({total} lines) to "
                                                      f"change {max(r.added, r.removed)}"))
                     causes.append("whole_file_rewrite")
@@ -78,16 +113,70 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         churn = sum(r.added + r.removed for r in records)
         net = _net_change(records)
         if net is not None and len(records) > 2 and churn > params["churn_ratio"] * max(net, 1) \
-                and churn >= 30:
+                and churn >= 30 and "rework" not in causes[-1:]:
             evidence.append(Evidence(records[-1].turn,
                                      f"{path}: {churn} lines written over {len(records)} edits "
                                      f"for a net change of {net}"))
             causes.append("churn")
+    if rework:  # one signal for the session: the work was redone rather than done once
+        path, turns = max(rework, key=lambda pt: len(pt[1]))
+        evidence.append(Evidence(turns[0], f"lines this session added were rewritten again for "
+                                           f"the same request: {len(turns)} later edits of "
+                                           f"{path}" + (f" and {len(rework) - 1} more "
+                                                        f"{'file' if len(rework) == 2 else 'files'}"
+                                                        if len(rework) > 1 else "")))
+        causes.append("rework")
+    duplicate = _duplicated_block(facts.edits)
+    if duplicate:
+        first, second, line = duplicate
+        evidence.append(Evidence(second, f"the same block of new code was written twice "
+                                         f"(turns {first} and {second}): {line[:80]}"))
+        causes.append("duplicated")
     evidence.sort(key=lambda e: e.turn)
     n = len(evidence)
     return Measurement(n, tuple(evidence), "surgical edits" if n == 0 else
-                       f"{_plural(n, 'bloat signal')}",
-                       _ranked_causes(causes, ("whole_file_rewrite", "whitespace_only", "churn")))
+                       f"{_plural(n, 'bloat signal')}: " + ", ".join(
+                           dict.fromkeys(_SHORT[c] for c in causes)),
+                       _ranked_causes(causes, _CAUSES))
+
+
+def _duplicated_block(edits) -> tuple[int, int, str] | None:
+    """Two places where the session wrote the same `_BLOCK` consecutive non-trivial lines
+    (pasted logic), as (first turn, second turn, first line), or None."""
+    seen: dict[tuple[str, ...], tuple[int, str]] = {}
+    for r in edits:
+        plus, _ = changed_lines(r.edit.diff)
+        lines = [" ".join(line.split()) for line in plus]
+        lines = [line for line in lines if len(line) >= 8 and not _TRIVIAL.match(line)]
+        own: set[tuple[str, ...]] = set()
+        for i in range(len(lines) - _BLOCK + 1):
+            block = tuple(lines[i:i + _BLOCK])
+            if block in own:
+                continue
+            own.add(block)
+            earlier = seen.get(block)
+            if earlier is not None and (earlier[0], earlier[1]) != (r.turn, r.path):
+                return earlier[0], r.turn, block[0]
+            seen.setdefault(block, (r.turn, r.path))
+    return None
+
+
+def _reworked_edits(records, facts: Facts) -> list[int]:
+    """Edits of a file that remove lines an earlier edit for the same request added to it
+    (changes a later request asks for are not rework)."""
+    added_so_far: set[str] = set()
+    reworked: list[int] = []
+    request = None
+    for r in records:
+        serving = next((q.turn for q in facts.main_requests if q.serves(r.turn)), None)
+        if serving != request:
+            request, added_so_far = serving, set()
+        plus, minus = changed_lines(r.edit.diff)
+        removed = {line.strip() for line in minus if len(line.strip()) > 3}
+        if removed & added_so_far:
+            reworked.append(r.turn)
+        added_so_far |= {line.strip() for line in plus if len(line.strip()) > 3}
+    return reworked
 
 
 def _net_change(records: list[EditRecord]) -> int | None:
