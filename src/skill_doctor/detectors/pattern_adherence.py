@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from typing import Any, Mapping
@@ -9,12 +10,14 @@ from typing import Any, Mapping
 from ..diffs import changed_lines
 from ..facts import Facts
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _CODE_SUFFIX
+from .common import _CODE_SUFFIX, _SCRATCH, _TEST_FILE
 
 
-@detector("style_drift", causes=("indent", "naming", "quotes", "line_length", "trailing_space",
-                                 "final_newline"),
-          max_line_length=(int, 120))
+_CAUSES = ("unlearned", "indent", "naming", "quotes", "line_length", "trailing_space",
+           "final_newline")
+
+
+@detector("style_drift", causes=_CAUSES, max_line_length=(int, 120))
 def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """Added lines that break the edited file's own conventions.
 
@@ -22,8 +25,13 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     the added lines break, each counted once per file: indentation kind (tabs vs spaces) and
     width (2 vs 4 spaces, from consistent indent steps on both sides; a mixed file has none), naming case of new functions and variables (snake_case vs
     camelCase), quote style in Python, trailing whitespace, code lines longer than both
-    `max_line_length` and the file's longest line, a final newline dropped. Prose files
-    (Markdown, text) are not held to a line length.
+    `max_line_length` and the file's longest line (only where the whole file is known, 20
+    lines or more), a final newline dropped. Prose files (Markdown, text) are not held to a
+    line length. Only text that existed before the session is the baseline: a file the
+    session created is never judged against what the agent itself wrote. And a new code file
+    written in a language (or a new test written) without the agent first reading any
+    existing file of that kind in the session counts once per kind: the conventions it was
+    to follow were never looked at (logs that show no reads at all are not judged on this).
 
     Why it matters: code that ignores local conventions reads as foreign, causes noisy diffs
     and formatter churn.
@@ -36,14 +44,20 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     causes: list[str] = []
     seen: set[tuple[str, str]] = set()
     limit = params["max_line_length"]
+    created = {path for path, records in facts.edits_by_path.items()
+               if records[0].edit.created or (records[0].edit.whole_file and records[0].edit.before is None)}
+    for turn, note, kind in _unlearned_conventions(facts, created):
+        evidence.append(Evidence(turn, note))
+        causes.append(kind)
     for r in facts.edits:
         edit = r.edit
         context = edit.before if edit.before is not None else edit.old
         added, _ = changed_lines(edit.diff)
-        if not added or context is None or edit.created:
+        if not added or context is None or edit.created or r.path in created:
             continue
         existing = context.splitlines()
-        problems = _style_problems(existing, added, r.path, limit)
+        problems = _style_problems(existing, added, r.path, limit,
+                                   whole=edit.before is not None)
         if edit.before is not None and edit.after is not None and edit.before.endswith("\n") \
                 and edit.after and not edit.after.endswith("\n"):
             problems.append(("final_newline", "dropped the final newline"))
@@ -55,8 +69,36 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     n = len(evidence)
     return Measurement(n, tuple(evidence), "consistent with the files' style" if n == 0 else
                        f"{_plural(n, 'style deviation')}",
-                       _ranked_causes(causes, ("indent", "naming", "quotes", "line_length",
-                                               "trailing_space", "final_newline")))
+                       _ranked_causes(causes, _CAUSES))
+
+
+def _unlearned_conventions(facts: Facts, created: set[str]) -> list[tuple[int, str, str]]:
+    """New code files (and new tests) of a kind the agent had read no existing file of."""
+    if not facts.reads:
+        return []  # the harness keeps files in context without logging reads (Aider)
+    later_deleted = {path for path, records in facts.edits_by_path.items() if records[-1].edit.deleted}
+    found: list[tuple[int, str, str]] = []
+    judged: set[str] = set()
+    for path in sorted(created, key=lambda p: facts.edits_by_path[p][0].turn):
+        first = facts.edits_by_path[path][0].turn
+        if path in later_deleted or _SCRATCH.search(path) or not _CODE_SUFFIX.search(path):
+            continue
+        is_test = bool(_TEST_FILE.search(path))
+        kind = "test" if is_test else posixpath.splitext(path)[1].lower()
+        if kind in judged:
+            continue
+        judged.add(kind)
+        earlier = [p for turn, p in facts.reads if turn < first and p not in created]
+        if is_test:
+            seen = any(_TEST_FILE.search(p) for p in earlier)
+            what = "a new test, without reading any existing test first"
+        else:
+            seen = any(p.lower().endswith(kind) for p in earlier)
+            what = f"new {kind} code, without reading any existing {kind} file first"
+        if not seen:
+            found.append((first, f"{path}: {what}, so the project's conventions were never "
+                                 f"looked at", "unlearned"))
+    return found
 
 
 def _indent_kind(lines: list[str]) -> str | None:
@@ -122,8 +164,8 @@ _PROSE = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc|html?|svg|csv|json|lock)$"
 _CONVENTION_SAMPLE = 2000  # lines of the file read to learn its conventions
 
 
-def _style_problems(existing: list[str], added: list[str], path: str, limit: int
-                    ) -> list[tuple[str, str]]:
+def _style_problems(existing: list[str], added: list[str], path: str, limit: int,
+                    whole: bool = False) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
     longest = max(map(len, existing), default=0)
     # Conventions show in any large part of a file; a sample keeps this linear in the edit,
@@ -149,11 +191,12 @@ def _style_problems(existing: list[str], added: list[str], path: str, limit: int
     if trailing and not existing_trailing:
         problems.append(("trailing_space", f"{_plural(len(trailing), 'added line')} with "
                                            f"trailing whitespace"))
-    if not _PROSE.search(path):
+    if not _PROSE.search(path) and whole and len(existing) >= 20:
         too_long = [l for l in added if len(l) > max(limit, longest)]
         if too_long:
             problems.append(("line_length", f"{_plural(len(too_long), 'added line')} longer "
-                                            f"than {max(limit, longest)} characters"))
+                                            f"than {max(limit, longest)} characters, e.g. "
+                                            f"`{too_long[0].strip()[:60]}...`"))
     if path.endswith(".py"):
         file_quote = _quote_style(existing)
         added_quote = _quote_style(added)

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from ..facts import Facts, classify_check, found_nothing, is_doc_file, relative_path
 from ..model import Role, ToolKind, Turn
-from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
+from ._base import DETECTORS, Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _TEST_FILE, _edits_with_paths, _normal_command, _target, operation_key
 
 
@@ -82,6 +82,17 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     Instead: read the error, change something (the file, the command, the environment), then
     try again; document the working commands and the sandbox's rules in CLAUDE.md / AGENTS.md.
     """
+    merged = find_episodes(facts, params)
+    evidence = [Evidence(ep.first, _describe(ep, facts)) for ep in merged]
+    n = len(merged)
+    return Measurement(n, tuple(evidence), "no retries" if n == 0 else
+                       f"{_plural(n, 'retry episode')}: " + "; ".join(
+                           _SHORT[ep.cause] for ep in merged[:4]) + ("; ..." if n > 4 else ""),
+                       _ranked_causes([ep.cause for ep in merged], _CAUSES))
+
+
+def find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
+    """The session's retry episodes in order, overlapping ones merged (see retry_episodes)."""
     window, loop_repeats, loop_window = params["window"], params["loop_repeats"], params["loop_window"]
     cwd = facts.transcript.cwd
     code_edit_turns = sorted(turn for turn, path in _edits_with_paths(facts)
@@ -178,13 +189,7 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     _hunt_episode(episodes, hunt, in_retry)
     episodes.extend(_user_redos(facts))
     episodes.extend(_shell_edits_redone(facts, cwd))
-    merged = _merge_episodes(episodes)
-    evidence = [Evidence(ep.first, _describe(ep, facts)) for ep in merged]
-    n = len(merged)
-    return Measurement(n, tuple(evidence), "no retries" if n == 0 else
-                       f"{_plural(n, 'retry episode')}: " + "; ".join(
-                           _SHORT[ep.cause] for ep in merged[:4]) + ("; ..." if n > 4 else ""),
-                       _ranked_causes([ep.cause for ep in merged], _CAUSES))
+    return _merge_episodes(episodes)
 
 
 _SHORT = {"failed_edit": "an edit redone", "test_command_hunt": "a hunt for the test command",
@@ -365,3 +370,8 @@ def _describe(ep: _Episode, facts: Facts) -> str:
                 f"{_plural(len(ep.turns) - 1, 'time')} with the same refusal (turns {shown})")
     return (f"{first.tool_name} failed and was tried again {_plural(len(ep.turns) - 1, 'time')} "
             f"(turns {shown}): {ep.what[:120]}")
+
+
+# The retry detector's own defaults, for the criteria that count the turns spent in retries.
+DETECTORS_RETRY_PARAMS = {name: default for name, (_, default) in
+                          DETECTORS["retry_episodes"].params.items()}
