@@ -451,6 +451,7 @@ code { font: .85em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
 td code { color: #444; word-break: break-all; }
 .low { color: #b3261e; font-weight: 700; }
 .mid { color: #8a5a00; font-weight: 600; }
+td.date, td.harness { white-space: nowrap; }
 td.pass { color: #1f6f43; font-weight: 600; }
 td.fail { color: #b3261e; font-weight: 600; }
 .status { color: #8a5a00; }
@@ -548,16 +549,17 @@ def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
                 verdicts = figures.get("verdicts", {})
                 if n:
                     with h.p(cls="verdicts", __pretty=False):
+                        if limits:
+                            h.span("Against the thresholds (" + ", ".join(
+                                f"{SCALE_TITLES[k].lower()} {_fmt(v)}"
+                                for k, v in limits.items()) + "), as skill-doctor check "
+                                "judges: ")
                         h.span(f"{verdicts.get('passed', 0)} pass", cls="pass")
                         h.span(", ")
                         h.span(f"{verdicts.get('failed', 0)} fail", cls="fail")
                         if verdicts.get("not_graded"):
                             h.span(f", {verdicts['not_graded']} not graded (too short)")
-                        if limits:
-                            h.span(" against the thresholds (" + ", ".join(
-                                f"{SCALE_TITLES[k].lower()} {_fmt(v)}"
-                                for k, v in limits.items()) + "), by the rule "
-                                "skill-doctor check applies.")
+                        h.span(".")
                 with h.nav(cls="sort", aria_label="Sort the sessions"):
                     with h.ul():
                         h.li("Sessions:", cls="meta")
@@ -617,7 +619,7 @@ def _chart(rows: Sequence[Row], thresholds: Mapping[str, float], h) -> None:
     day's figures are also given as text in a table below the chart, for screen readers and
     for anyone who wants the numbers.
     """
-    from datetime import date as Date
+    from datetime import date as Date, timedelta
 
     days: dict[str, dict[str, list[float]]] = {}
     for row in rows:
@@ -662,9 +664,15 @@ def _chart(rows: Sequence[Row], thresholds: Mapping[str, float], h) -> None:
                     svg.line(x1=left, x2=width - right, y1=f"{y(limit):.1f}",
                              y2=f"{y(limit):.1f}", stroke="#b3261e", stroke_width=1,
                              stroke_dasharray="5 4")
-            for i, day in enumerate((ordered_days[0], ordered_days[-1])):
-                svg.text(day, x=f"{x(day):.1f}", y=height - 10, font_size=12, fill="#4a4a4a",
-                         text_anchor="start" if i == 0 else "end")
+            # Dates along the axis: the first, the last and up to three evenly between.
+            ticks = [first + timedelta(days=round(span * k / 4)) for k in range(5)] \
+                if span >= 8 else [first, first + timedelta(days=span)]
+            for i, day in enumerate(ticks):
+                anchor = "start" if i == 0 else "end" if i == len(ticks) - 1 else "middle"
+                svg.line(x1=f"{x(day.isoformat()):.1f}", x2=f"{x(day.isoformat()):.1f}",
+                         y1=height - bottom, y2=height - bottom + 4, stroke="#4a4a4a")
+                svg.text(day.isoformat(), x=f"{x(day.isoformat()):.1f}", y=height - 10,
+                         font_size=12, fill="#4a4a4a", text_anchor=anchor)
             for name in SCALES:
                 points = means[name]
                 if not points:
@@ -788,8 +796,8 @@ def _session_row(row: Row, h) -> None:
                 h.span(g.session_id)
             h.br()
             h.code(g.path)
-        h.td(g.harness or "—")
-        h.td(g.date or "—")
+        h.td(g.harness or "—", cls="harness")
+        h.td(g.date or "—", cls="date")
         h.td(str(g.turns), cls="num")
         verdict = ("not graded" if g.passed is None else "pass" if g.passed
                    else f"fail ({'; '.join(g.failures)})")

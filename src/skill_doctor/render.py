@@ -174,6 +174,10 @@ a.how { font-size: .85rem; white-space: nowrap; }
   dl.strip { grid-template-columns: 1fr 1fr; }
   dl.strip div.wide { grid-column: 1 / 3; }
   .explain dl { grid-template-columns: 1fr; gap: .1rem; }
+  nav.toc { font-size: .9rem; }
+  nav.toc ul { gap: .15rem .8rem; }
+  table.arith .pips { display: none; }
+  table.arith tbody td:nth-child(3) { font-size: .8rem; color: var(--muted); }
   .explain dd { margin-bottom: .4rem; }
 }
 @media print {
@@ -509,7 +513,7 @@ def _criterion_row(result: CriterionScore, linked: set[str], h, explained: bool 
             affecting = [(i, g) for i, g in enumerate(gaps, start=1) if c.key in g.criteria]
             if affecting:
                 with h.span(cls="affects"):
-                    h.span("May be affected by what the log does not show: ")
+                    h.span("May be affected by: ")
                     for n, (i, gap) in enumerate(affecting):
                         if n:
                             h.span(", ")
