@@ -137,10 +137,15 @@ def test_summary_csv_matches_summary_jsonl(work, capsys):
 def test_csv_cells_never_run_as_spreadsheet_formulas(work, capsys):
     evil = '=HYPERLINK("http://example.invalid","x")'
     (work / "evil.jsonl").write_text(claude_jsonl(CHAT_STEPS, session_id=evil), encoding="utf-8")
-    assert run(["batch", "evil.jsonl", "-o", "out"], work, capsys)[0] == 0
-    [row] = list(csv.DictReader(io.StringIO(
+    flipped = "report\u202egpj.exe"
+    (work / "flip.jsonl").write_text(claude_jsonl(CHAT_STEPS, session_id=flipped),
+                                     encoding="utf-8")
+    assert run(["batch", "evil.jsonl", "flip.jsonl", "-o", "out"], work, capsys)[0] == 0
+    rows = list(csv.DictReader(io.StringIO(
         (work / "out" / "summary.csv").read_text(encoding="utf-8"))))
-    assert row["session"] == "'" + evil
+    assert [r["session"] for r in rows] == ["'" + evil, "report[U+202E]gpj.exe"]
+    index = (work / "out" / "index.html").read_text(encoding="utf-8")
+    assert "\u202e" not in index and "report[U+202E]gpj.exe" in index
 
 
 def test_the_index_stays_identical_whatever_the_number_of_processes(work, capsys):

@@ -77,7 +77,7 @@ def test_the_verdict_is_the_rule_check_applies(tmp_path):
     expected = judge(str(path), report, report.thresholds)
     passed, word, rest = verdict_line(report, report.thresholds)
     assert passed is expected.passed is False and word == "Needs work"
-    assert f"below the thresholds ({'; '.join(expected.failures)})" in rest
+    assert f"; fails ({'; '.join(expected.failures)})." in rest
     assert "Fix first (+" in rest and report.suggestions[0].text in rest
     # The same session judged against lower thresholds passes, on the page as in check.
     lenient = {"efficiency": 2.0, "code_quality": 2.0}
@@ -96,7 +96,7 @@ def test_check_and_the_page_agree_on_the_command_line(tmp_path, capsys):
     code, _, _ = run_cli(["report", "poor.jsonl", "-o", "out"], tmp_path, capsys)
     page = Sections((tmp_path / "out" / "report.html").read_text(encoding="utf-8"))
     assert page.of("verdict").startswith("Needs work: efficiency 3/10, code quality N/A; "
-                                         "below the thresholds (efficiency 3 < 5).")
+                                         "fails (efficiency 3 < 5).")
 
 
 def _unfinished_session(tmp_path):
@@ -206,7 +206,9 @@ def test_minimal_reports_have_no_verdict_and_unparseable_files_fail(tmp_path):
     garbage = tmp_path / "notes.txt"
     garbage.write_text("just some prose\nwith no turn markers at all\n", encoding="utf-8")
     html = render(graded(garbage))
-    assert 'class="verdict fail"' in html and "parse error" in html
+    assert 'class="verdict fail"' in html
+    assert Sections(html).of("verdict") == ("Needs work: efficiency N/A, code quality N/A; "
+                                            "fails (the file could not be parsed whole).")
 
 
 def test_report_json_carries_the_gaps(tmp_path):

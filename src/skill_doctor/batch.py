@@ -377,7 +377,11 @@ CSV_COLUMNS = ("session", "source", "harness", "started_at", "turns", "status", 
 
 def _csv_text(value: str) -> str:
     """Session text for a spreadsheet cell: a leading = + - @ (or tab, CR) would make a
-    spreadsheet run it as a formula, so such cells start with an apostrophe (OWASP's advice)."""
+    spreadsheet run it as a formula, so such cells start with an apostrophe (OWASP's advice);
+    bidi and control characters are shown as [U+202E], never obeyed, as on the pages."""
+    from .redact import visible_controls
+
+    value = visible_controls(value)
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
@@ -582,7 +586,9 @@ def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
                      "sessions and rubric give the same pages. summary.jsonl holds one "
                      "report.json record per session, summary.csv the table above for "
                      "spreadsheets, aggregate.json the figures.")
-    return doc.render(pretty=True) + "\n"
+    # Bidi overrides and control characters from session ids and paths are shown, not obeyed.
+    from .redact import visible_controls
+    return visible_controls(doc.render(pretty=True)) + "\n"
 
 
 def _harness_section(figures: Mapping[str, Any], h) -> None:

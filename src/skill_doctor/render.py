@@ -349,8 +349,9 @@ def verdict_line(report: Report, thresholds: Mapping[str, float]) -> tuple[bool,
         minimum = ", ".join(f"{SCALE_TITLES[k].lower()} {_fmt(v)}" for k, v in thresholds.items())
         word, rest = "Passes", f": {', '.join(parts)}, meeting the thresholds ({minimum})."
     else:
-        word, rest = "Needs work", (f": {', '.join(parts)}; below the thresholds "
-                                    f"({'; '.join(result.failures)}).")
+        reasons = ["the file could not be parsed whole" if why == "parse error" else why
+                   for why in result.failures]
+        word, rest = "Needs work", f": {', '.join(parts)}; fails ({'; '.join(reasons)})."
     if report.suggestions:
         top = report.suggestions[0]
         category = next((f.category for f in report.findings if f.criterion == top.criterion),
