@@ -216,3 +216,24 @@ def test_report_json_carries_the_gaps(tmp_path):
     kinds = [g["kind"] for g in data["overview"]["gaps"]]
     assert "missing_results" in kinds and "unreadable_lines" in kinds
     json.dumps(data)
+
+
+def test_a_log_without_tool_results_says_code_quality_rests_on_claims():
+    from skill_doctor.model import Role, ToolKind, Transcript, Turn
+    from skill_doctor.overview import gaps
+
+    turns = (Turn(1, Role.USER, "Fix the parser in parse.py"),
+             Turn(2, Role.TOOL, tool_name="edit", tool_input={"path": "parse.py"},
+                  kind=ToolKind.EDIT),
+             Turn(3, Role.TOOL, tool_name="run", tool_input={"command": "pytest"},
+                  kind=ToolKind.SHELL),
+             Turn(4, Role.ASSISTANT, "Fixed; the tests pass."))
+    found = gaps(Transcript("log.md", "plain-text", turns), ())
+    [gap] = [g for g in found if g.kind == "no_results"]
+    assert gap.turns == (2, 3) and "rests on what the agent said" in gap.detail
+    assert {"task_completion", "minimal_diff", "regression_avoidance"} <= set(gap.criteria)
+    # One result is enough to read the outcome from the tools.
+    with_result = turns[:2] + (Turn(3, Role.TOOL, tool_name="run", tool_output="1 passed",
+                                    kind=ToolKind.SHELL),) + turns[3:]
+    assert not [g for g in gaps(Transcript("log.md", "plain-text", with_result), ())
+                if g.kind == "no_results"]

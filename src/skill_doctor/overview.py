@@ -609,7 +609,7 @@ def _note_gap(note: str, transcript: Transcript) -> Gap:
                    (), 0, ("task_completion", "turn_economy"), note)
     if "subagent" in lowered:
         return Gap("subagent", "A subagent's transcript",
-                   f"{note[0].upper() + note[1:]}: the parent session that asked for this work "
+                   f"{note[0].upper() + note[1:]}. The parent session that asked for this work "
                    "is not part of the grade.", note=note)
     if "rewound" in lowered or "abandoned branch" in lowered:
         return Gap("branches", "Abandoned branches left out",
@@ -640,7 +640,7 @@ def gaps(transcript: Transcript, findings: Iterable[Finding],
     for note in transcript.notes:
         out.append(_note_gap(show(note), transcript))
     tool_turns = [t for t in transcript.turns if t.role is Role.TOOL and t.meta is None]
-    if tool_turns and not any(t.tool_output or t.is_error for t in tool_turns):
+    if len(tool_turns) >= 2 and not any(t.tool_output or t.is_error for t in tool_turns):
         out.append(Gap("no_results", "No tool results in the log",
                        f"The log records {len(tool_turns)} tool calls but none of their "
                        "results: whether edits applied and checks passed rests on what the "

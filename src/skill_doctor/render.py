@@ -347,7 +347,8 @@ def verdict_line(report: Report, thresholds: Mapping[str, float]) -> tuple[bool,
         parts.append(f"{title} {_fmt(scale.score)}" + ("" if scale.score is None else "/10"))
     if result.passed:
         minimum = ", ".join(f"{SCALE_TITLES[k].lower()} {_fmt(v)}" for k, v in thresholds.items())
-        word, rest = "Passes", f": {', '.join(parts)}, meeting the thresholds ({minimum})."
+        word, rest = "Passes", (f": {', '.join(parts)}, meeting the thresholds ({minimum})."
+                                if minimum else f": {', '.join(parts)} (no thresholds set).")
     else:
         reasons = ["the file could not be parsed whole" if why == "parse error" else why
                    for why in result.failures]
