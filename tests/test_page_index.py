@@ -154,3 +154,13 @@ def test_the_index_stays_identical_whatever_the_number_of_processes(work, capsys
     for view in batch_mod.VIEWS:
         assert (work / "one" / view.file).read_bytes() == (work / "two" / view.file).read_bytes()
     assert (work / "one" / "summary.csv").read_bytes() == (work / "two" / "summary.csv").read_bytes()
+
+
+def test_the_index_style_sheet_is_embedded_whole_and_nothing_else_reaches_it(work, capsys):
+    evil = '</style><style>body{display:none}</style>'
+    (work / "evil.jsonl").write_text(claude_jsonl(CHAT_STEPS, session_id=evil), encoding="utf-8")
+    assert run(["batch", "evil.jsonl", "sessions", "-o", "out"], work, capsys)[0] == 0
+    for view in batch_mod.VIEWS:
+        page = (work / "out" / view.file).read_text(encoding="utf-8")
+        assert re.findall(r"<style>(.*?)</style>", page, re.S) == [batch_mod.INDEX_CSS]
+        assert '"Segoe UI"' in batch_mod.INDEX_CSS and page.count("<style") == 1

@@ -174,8 +174,10 @@ a.how { font-size: .85rem; white-space: nowrap; }
   dl.strip { grid-template-columns: 1fr 1fr; }
   dl.strip div.wide { grid-column: 1 / 3; }
   .explain dl { grid-template-columns: 1fr; gap: .1rem; }
+  /* One line that scrolls sideways, so the table of contents does not push the scores down. */
   nav.toc { font-size: .9rem; }
-  nav.toc ul { gap: .15rem .8rem; }
+  nav.toc ul { flex-wrap: nowrap; overflow-x: auto; white-space: nowrap; gap: .9rem;
+    padding-bottom: .35rem; }
   table.arith .pips { display: none; }
   table.arith tbody td:nth-child(3) { font-size: .8rem; color: var(--muted); }
   .explain dd { margin-bottom: .4rem; }
