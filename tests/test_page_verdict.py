@@ -111,8 +111,8 @@ def _unfinished_session(tmp_path):
              {"tool": "Bash", "input": {"command": "pytest -q"}, "output": "1 passed"},
              {"assistant": "Fixed the rounding in page_count; the test passes."}]
     lines = claude_jsonl(steps).splitlines(keepends=True)
-    # Drop the Bash call's result (the 7th record) and add a torn line.
-    lines = lines[:6] + lines[7:] + ['{"type": "assistant", "message": {\n']
+    # Drop the Bash call's result (the 7th record) and tear a line after the request.
+    lines = lines[:1] + ['{"type": "assistant", "message": {\n'] + lines[1:6] + lines[7:]
     path = tmp_path / "lost.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
     return path
@@ -128,7 +128,8 @@ def test_every_note_of_report_json_is_on_the_page_in_words(tmp_path):
         page.of(f"gap-{i}") for i in range(1, len(report.overview.gaps) + 1))
     assert ">What this grade could not see</h2>" in html
     assert "1 tool call never got a result" in gaps and "Turns concerned: 4" in gaps
-    assert "were not valid JSON and were skipped" in gaps
+    assert "were not valid JSON and were skipped (last at line 2). The last of them lies " \
+        "just before turn 2." in gaps
     assert data["overview"]["gaps"][0]["note"] in data["notes"]
     assert {g["note"] for g in data["overview"]["gaps"] if g["note"]} == set(data["notes"])
     # The rows of the criteria the lost result may have changed say so and link to the gap.
@@ -237,3 +238,23 @@ def test_a_log_without_tool_results_says_code_quality_rests_on_claims():
                                     kind=ToolKind.SHELL),) + turns[3:]
     assert not [g for g in gaps(Transcript("log.md", "plain-text", with_result), ())
                 if g.kind == "no_results"]
+
+
+def test_each_kind_of_decoder_note_is_put_in_words_and_unknown_ones_verbatim():
+    from skill_doctor.model import Role, Transcript, Turn
+    from skill_doctor.overview import gaps
+
+    turns = tuple(Turn(i, Role.USER if i == 1 else Role.ASSISTANT, f"text {i}", line=i * 10)
+                  for i in range(1, 6))
+    notes = ("the run ended with status error", "the file holds 9 sessions; the last is graded",
+             "only the first 32 MiB of this text file were read",
+             "a brand-new decoder remark")
+    found = {g.kind: g for g in gaps(Transcript("s.jsonl", "gemini", turns, notes=notes), ())}
+    assert found["run_error"].turns == (5,) and found["run_error"].criteria == ("task_completion",)
+    assert "status error" in found["run_error"].detail
+    assert found["several_sessions"].detail.startswith("The file holds 9 sessions; the last is "
+                                                       "graded.")
+    assert "task_completion" in found["several_sessions"].criteria
+    assert found["truncated"].turns == (5,) and "end of the session" in found["truncated"].detail
+    assert found["note"].detail == "A brand-new decoder remark."
+    assert [g.note for g in found.values() if g.note] == list(notes)

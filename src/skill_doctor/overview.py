@@ -589,9 +589,14 @@ def _note_gap(note: str, transcript: Transcript) -> Gap:
                    f"The log holds {lowered}; those results are left out of the grade.",
                    note=note)
     if "were skipped" in lowered or "not utf-8" in lowered:
+        # "(last at line 858)": the turn that follows that line is where the log has a hole.
+        at = re.search(r"line (\d+)", note)
+        after = [t.index for t in turns if at and t.line > int(at.group(1))][:1]
+        where = (f" The last of them lies just before turn {after[0]}." if after else "")
         return Gap("unreadable_lines", "Lines of the log that could not be read",
-                   f"{note[0].upper() + note[1:]}. The turns on those lines are missing from the "
-                   "grade; which criteria they would have changed is not known.", note=note)
+                   f"{note[0].upper() + note[1:]}.{where} The turns on those lines are missing "
+                   "from the grade; which criteria they would have changed is not known.",
+                   tuple(after), 0, (), note)
     if lowered.startswith("only the first"):
         return Gap("truncated", "The log was cut",
                    f"{note[0].upper() + note[1:]}: the end of the session is not graded, so "
@@ -602,7 +607,7 @@ def _note_gap(note: str, transcript: Transcript) -> Gap:
                    f"The harness recorded that {lowered}: the agent may have been stopped "
                    "(an API error, a limit, a crash) rather than have finished.",
                    last, 0, ("task_completion",), note)
-    if "several runs" in lowered or "several sessions" in lowered or "sessions in one" in lowered:
+    if re.search(r"\b(\d+|several|multiple|many) (sessions|runs|chats)\b", lowered):
         return Gap("several_sessions", "Several sessions in one file",
                    f"{note[0].upper() + note[1:]}. The grade covers what the decoder took as the "
                    "session; its request and turn counts may mix or leave out runs.",
