@@ -258,3 +258,20 @@ def test_each_kind_of_decoder_note_is_put_in_words_and_unknown_ones_verbatim():
     assert found["truncated"].turns == (5,) and "end of the session" in found["truncated"].detail
     assert found["note"].detail == "A brand-new decoder remark."
     assert [g.note for g in found.values() if g.note] == list(notes)
+
+
+def test_a_session_split_from_a_file_of_several_says_which_one_is_graded():
+    from dataclasses import dataclass
+
+    from skill_doctor.model import Role, Transcript, Turn
+    from skill_doctor.overview import gaps
+
+    @dataclass(frozen=True)
+    class Part(Transcript):  # what a decoder that splits files records
+        part: tuple[int, int] | None = None
+
+    turns = (Turn(1, Role.USER, "Fix it"), Turn(2, Role.ASSISTANT, "Fixed it."))
+    [gap] = gaps(Part("history.md", "aider", turns, part=(9, 9)), ())
+    assert gap.kind == "several_sessions"
+    assert gap.detail.startswith("This file holds 9 sessions one after another; this report "
+                                 "grades session 9 (the last).")

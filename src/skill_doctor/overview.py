@@ -644,6 +644,15 @@ def gaps(transcript: Transcript, findings: Iterable[Finding],
                        (transcript.turns[-1].index,), 0, _OUTCOME))
     for note in transcript.notes:
         out.append(_note_gap(show(note), transcript))
+    # A file holding several sessions one after another, split by the decoder: which one this
+    # report grades (`part` is (this session, of how many); absent on older transcripts).
+    part = getattr(transcript, "part", None)
+    if part is not None and not any(g.kind == "several_sessions" for g in out):
+        index, total = part
+        out.append(Gap("several_sessions", "Several sessions in one file",
+                       f"This file holds {total} sessions one after another; this report grades "
+                       f"session {index}{' (the last)' if index == total else ''}. The others "
+                       "are not part of this grade (check and batch grade each)."))
     tool_turns = [t for t in transcript.turns if t.role is Role.TOOL and t.meta is None]
     if len(tool_turns) >= 2 and not any(t.tool_output or t.is_error for t in tool_turns):
         out.append(Gap("no_results", "No tool results in the log",
