@@ -158,6 +158,9 @@ def test_redactions_made_are_listed_with_their_turns(tmp_path):
     assert 2 in gap.turns and "github-token" in gap.detail
     html = render(report)
     assert token not in html and "Secrets redacted on this page" in html
+    gap_id = report.overview.gaps.index(gap) + 1
+    article = html[html.index(f'id="gap-{gap_id}"'):].split("</article>")[0]
+    assert '<a href="#turn-2">2</a>' in article and 'id="turn-2"' in html  # cited: linked
     plain = graded(path, redact_secrets=False)
     assert any(g.kind == "not_redacted" for g in plain.overview.gaps)
 

@@ -610,6 +610,7 @@ def _gaps(ov: Overview, h) -> None:
             "concerned. A criterion it may have changed says so in the score summary.",
             cls="meta")
         titles = _criterion_titles()
+        in_appendix = {t.index for t in ov.appendix}
         for i, gap in enumerate(ov.gaps, start=1):
             with h.article(cls="gap" + ("" if gap.criteria else " info"), id=f"gap-{i}"):
                 h.h3(gap.title)
@@ -620,7 +621,10 @@ def _gaps(ov: Overview, h) -> None:
                         for n, turn in enumerate(gap.turns):
                             if n:
                                 h.span(", ")
-                            h.span(str(turn))
+                            if turn in in_appendix:  # a cited turn: its entry is below
+                                h.a(str(turn), href=f"#turn-{turn}")
+                            else:
+                                h.span(str(turn))
                         if gap.more_turns:
                             h.span(f" and {gap.more_turns} more (see report.json)")
                 if gap.criteria:
