@@ -657,6 +657,15 @@ def explanation(doc: str) -> tuple[str, list[tuple[str, str]]]:
     return paragraphs[0], sections
 
 
+def _prose(element, text: str, h) -> None:
+    """Docstring prose into `element`: `code` spans (backquoted, as the docstrings write
+    them) become code elements, the rest plain text."""
+    with element:
+        for i, part in enumerate(text.split("`")):
+            if part:
+                h.code(part) if i % 2 else h.span(part)
+
+
 def band_words(band: Band, bands: tuple[Band, ...]) -> str:
     """A band's bound in words: "0", "2 or fewer", "3 or more", "otherwise"."""
     if band.at_most is not None:
@@ -686,11 +695,11 @@ def _explanations(report: Report, h) -> None:
                     h.p(f"{c.name} · {SCALE_TITLES[c.scale].lower()}, up to {c.max} points"
                         + ("" if c.enabled else " · disabled in the rubric"), cls="rule")
                     if summary:
-                        h.p(summary)
+                        _prose(h.p(__pretty=False), summary, h)
                     with h.dl():
                         for label, text in sections:
                             h.dt(label or "Detail")
-                            h.dd(text)
+                            _prose(h.dd(__pretty=False), text, h)
                         h.dt("Points")
                         with h.dd():
                             with h.ul(cls="bands"):
