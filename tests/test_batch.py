@@ -36,7 +36,8 @@ def work(tmp_path: Path) -> Path:
 
 
 def links(index: str) -> list[str]:
-    return re.findall(r'<a href="([^"]+)"', index)
+    """The links to session reports (the header's links to the other sort orders left out)."""
+    return re.findall(r'<a href="(sessions/[^"]+)"', index)
 
 
 def tree(directory: Path) -> list[str]:
@@ -63,7 +64,8 @@ def test_batch_writes_index_reports_summary_and_aggregates(work, capsys):
     # the poor session's row: harness, date, turns, scores, worst criterion
     row = index[index.index(POOR_ID):].split("</tr>")[0]
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
-    assert cells == ["claude-code", "2026-01-01", "15", "1", "N/A", "Unnecessary exploration 0/3"]
+    assert cells == ["claude-code", "2026-01-01", "15", "1", "N/A", "fail (efficiency 1 &lt; 5)",
+                     "Unnecessary exploration 0/3"]
     lines = (out_dir / "summary.jsonl").read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["session"]["source"] for r in records] == [

@@ -264,7 +264,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.html:
         from . import batch as batch_mod
         result = batch_mod.run([str(p) for p in paths], target, rubric, generated_at,
-                               redact_secrets=not args.no_redact)
+                               redact_secrets=not args.no_redact, thresholds=thresholds)
         print(f"Reports written to {_shown(result.target / 'index.html', cwd)}", file=sys.stderr)
     failed = any(not c.passed for c in checks)
     return EXIT_FINDINGS if failed and not args.exit_zero else EXIT_OK

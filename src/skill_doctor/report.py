@@ -9,8 +9,8 @@ of the same `Report` (render.py).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
 
 from . import __version__, facts as facts_mod
 from .findings import Finding, Suggestion, compile_findings
@@ -38,6 +38,8 @@ class Report:
     facts: facts_mod.Facts | None = None
     redacted: bool = True
     overview: Overview | None = None  # the session at a glance (graded sessions only)
+    # The rubric's minimum scores, so a view can say pass or fail by `check.judge`'s rule.
+    thresholds: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def session_id(self) -> str:
@@ -55,7 +57,8 @@ def no_history(rubric: Rubric, generated_at: str, detail: str | None = None, *,
     if redact_secrets:
         message = redact(message)
     return Report("no_history", message, None, unscored(rubric, f"N/A: {NO_HISTORY.lower()}"),
-                  (), (), generated_at, redacted=redact_secrets)
+                  (), (), generated_at, redacted=redact_secrets,
+                  thresholds=dict(rubric.thresholds))
 
 
 def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
@@ -69,6 +72,7 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
     """
     report = _grade(transcript, rubric, generated_at, redact_secrets=redact_secrets,
                     with_overview=overview)
+    report = replace(report, thresholds=dict(rubric.thresholds))
     return scrubbed(report) if redact_secrets else report
 
 
