@@ -56,6 +56,7 @@ class Graded:
     findings: tuple[tuple[str, str, str], ...] = ()  # (rule id, rule name, category)
     files: Mapping[str, str] = field(default_factory=dict)  # report.html, report.json
     record: Mapping[str, Any] | None = None  # report.json data
+    usage: Mapping[str, Any] | None = None  # tokens and cost (report.json's, without turns)
     skipped: bool = False  # older than --since
 
 
@@ -115,6 +116,7 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
     from .decode import decode_file
     from .render import render
     from .report import display_path, grade, to_json
+    from .tokens import to_json as usage_json
     from .write import dump_json
 
     shown = display_path(path, redact_secrets)  # home as ~, secrets redacted, as in report.json
@@ -146,7 +148,7 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
             worst=worst,
             findings=tuple((f.rule_id, f.rule_name, f.category) for f in report.findings),
             files={"report.html": render(report), "report.json": dump_json(record)},
-            record=record)
+            record=record, usage=usage_json(report.usage, turns=False))
     except Exception as exc:  # one session must not stop the batch
         name = os.path.splitext(os.path.basename(path))[0] or "session"
         return Graded(shown, name, "error", f"grading failed: {type(exc).__name__}: {exc}")
@@ -261,12 +263,48 @@ def aggregate(rows: Sequence[Row]) -> dict[str, Any]:
         "sessions": len(graded),
         "statuses": {k: statuses[k] for k in sorted(statuses)},
         "scales": scales,
+        "usage": _usage_figures(graded),
         "findings": {
             "sessions_scored": len(with_findings),
             "most_frequent": [{"id": rid, "rule": rule, "category": category, "sessions": n,
                                "share": _num(n / len(with_findings))}
                               for (rid, rule, category), n in top],
         },
+    }
+
+
+def usage_line(figures: Mapping[str, Any]) -> str:
+    """`Tokens: 12.3M over 4 sessions that log them; cost $8.20 (1 with an unknown price).`"""
+    from .tokens import money, short
+
+    n = figures["sessions_with_tokens"]
+    if not n:
+        return "Tokens: no session logs token counts."
+    text = f"Tokens: {short(figures['total_tokens'])} over {n} session{'s' if n != 1 else ''} that log them"
+    if figures["sessions_priced"]:
+        text += f"; cost {money(figures['cost_usd'])}"
+        if figures["sessions_cost_unknown"]:
+            text += f" ({figures['sessions_cost_unknown']} more with an unknown price)"
+    else:
+        text += "; cost unknown (no price for their models)"
+    return text + "."
+
+
+def _usage_figures(graded: Sequence[Graded]) -> dict[str, Any]:
+    """Tokens summed over the sessions whose harness logs them; the cost summed over those
+    with a known price (the others are counted, so a total is never mistaken for complete)."""
+    logged = [g.usage for g in graded if g.usage]
+    kinds = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+             "total_tokens")
+    priced = [u["cost_usd"] for u in logged if not isinstance(u["cost_usd"], str)]
+    totals = {k: sum(u[k] for u in logged) for k in kinds}
+    return {
+        "sessions_with_tokens": len(logged),
+        **totals,
+        "mean_tokens_per_session": _num(totals["total_tokens"] / len(logged)) if logged else None,
+        "cost_usd": round(sum(priced), 4) if priced else None,
+        "sessions_priced": len(priced),
+        "sessions_cost_unknown": len(logged) - len(priced),
     }
 
 
@@ -409,6 +447,7 @@ def _aggregate_section(figures: Mapping[str, Any], h) -> None:
                             h.td(_fmt(s[key]), cls="num")
         h.p("Sessions without a score (too short, unparseable, or code quality of a session "
             "that changed no code) are not in the sample.", cls="meta")
+        h.p(usage_line(figures["usage"]), cls="meta")
         with h.table():
             with h.thead():
                 with h.tr():

@@ -31,6 +31,7 @@ from .locate import iter_transcripts
 from .report import Report
 from .rubric import SCALES, Rubric
 from .text import excerpt
+from .tokens import to_json as usage_json
 
 CHECK_SCHEMA = "skill-doctor/check/v1"
 PARSE_CODE, PARSE_RULE = "SD001", "unparseable-session"
@@ -260,6 +261,7 @@ def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float]) -> 
             "scores": {s.name: (None if s.score is None else
                                 (int(s.score) if float(s.score).is_integer() else s.score))
                        for s in report.scores.scales()},
+            "usage": usage_json(report.usage, turns=False),
             "diagnostics": [{"path": d.path, "line": d.line, "column": d.column, "code": d.code,
                              "severity": d.severity, "turn": d.turn, "message": d.message,
                              "rule": d.rule} for d in check.diagnostics],

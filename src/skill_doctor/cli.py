@@ -189,6 +189,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             say(f"{label}: N/A" + (f" ({scale.reason.removeprefix('N/A: ')})" if scale.reason else ""))
         else:
             say(f"{label}: {scale.score}/10")
+    if report.usage is not None:
+        from .tokens import cost_line, describe
+        say(f"Tokens: {describe(report.usage)}; {cost_line(report.usage)}")
     for f in report.findings:
         turns = ", ".join(str(e.turn) for e in f.evidence)
         say(f"  {f.rule_id} {f.rule_name} {f.score}/{f.max}: {f.message}"
@@ -328,6 +331,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             print(f"{label}: mean {s['mean']}, median {s['median']} (n = {s['n']})")
         else:
             print(f"{label}: no session scored")
+    print(batch_mod.usage_line(result.aggregate["usage"]))
     return EXIT_OK
 
 

@@ -239,7 +239,7 @@ def _header(report: Report, ov: Overview | None, h) -> None:
                 h.code(display_path(t.source, report.redacted))
                 h.span(f" · {len(t.turns)} turns")
         if ov is not None:
-            _strip(ov, h)
+            _strip(ov, h, report.usage)
             with h.nav(cls="toc", aria_label="Sections of this report"):
                 with h.ul():
                     for anchor, label in (("score-summary", "Score summary"),
@@ -263,12 +263,12 @@ def _duration(seconds: int | None) -> str:
     return f"{secs} s"
 
 
-def _strip(ov: Overview, h) -> None:
+def _strip(ov: Overview, h, usage=None) -> None:
     s = ov.strip
     outcome = {True: "passed", False: "failed", None: "outcome unknown"}
 
     def item(label: str, value: str, sub: str = "", code: bool = False) -> None:
-        with h.div(cls="wide" if label in ("Project", "Checks run", "Model") else None):
+        with h.div(cls="wide" if label in ("Project", "Checks run", "Model", "Tokens") else None):
             h.dt(label)
             with h.dd(__pretty=False):
                 h.code(value) if code else h.span(value)
@@ -290,6 +290,12 @@ def _strip(ov: Overview, h) -> None:
                  f"{s.last_check_command})")
         else:
             item("Checks run", "0", "no test, build or lint command")
+        if usage is None:
+            item("Tokens", "not logged by the harness")
+        else:
+            from .tokens import cost_line, describe
+            total, _, detail = describe(usage).partition(": ")
+            item("Tokens", total, f"{detail} · {cost_line(usage)}")
 
 
 def _scores(report: Report, h) -> None:

@@ -19,6 +19,8 @@ from .overview import Overview, build as build_overview, to_json as overview_jso
 from .redact import redact
 from .rubric import Rubric
 from .scoring import Scores, score, unscored
+from .tokens import UsageSummary, summarize as summarize_usage, table as price_table, \
+    to_json as usage_json
 
 SCHEMA = "skill-doctor/report/v1"
 NO_HISTORY = "No conversation history found"
@@ -38,6 +40,7 @@ class Report:
     facts: facts_mod.Facts | None = None
     redacted: bool = True
     overview: Overview | None = None  # the session at a glance (graded sessions only)
+    usage: UsageSummary | None = None  # tokens and cost, when the harness logs them
 
     @property
     def session_id(self) -> str:
@@ -69,6 +72,8 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
     """
     report = _grade(transcript, rubric, generated_at, redact_secrets=redact_secrets,
                     with_overview=overview)
+    # Tokens are counted for every status: a session too short to grade still cost money.
+    report = replace(report, usage=summarize_usage(transcript, price_table(rubric.prices)))
     return scrubbed(report) if redact_secrets else report
 
 
@@ -195,6 +200,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "generator": {"name": "skill-doctor", "version": __version__,
                       "generated_at": report.generated_at},
     }
+    out["usage"] = usage_json(report.usage)
     if report.overview is not None:
         out["overview"] = overview_json(report.overview)
     if t is not None:
