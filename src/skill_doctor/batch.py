@@ -185,7 +185,9 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
     indexed = partial(_grade_indexed, work=work)
     waiting: dict[int, Graded] = {}
     next_index = 0
-    with multiprocessing.get_context().Pool(min(jobs, total)) as pool:
+    # Workers ignore Ctrl-C: the terminal sends it to the whole process group, and only the
+    # parent should react (one line, exit 130); leaving the `with` terminates the workers.
+    with multiprocessing.get_context().Pool(min(jobs, total), initializer=_ignore_interrupt) as pool:
         for done, (index, graded) in enumerate(
                 pool.imap_unordered(indexed, [(i, paths[i]) for i in order], chunksize=1), start=1):
             waiting[index] = graded
@@ -194,6 +196,12 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
             while next_index in waiting:
                 yield waiting.pop(next_index)
                 next_index += 1
+
+
+def _ignore_interrupt() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _grade_indexed(item: tuple[int, str], work: Callable[[str], Graded]) -> tuple[int, Graded]:

@@ -220,7 +220,8 @@ def format_text(checks: Sequence[SessionCheck], *, quiet: bool = False,
                 color: bool = False) -> Iterable[str]:
     """flake8-style lines, then one summary per session, then the totals.
 
-    Quiet: only sessions that fail are shown (their findings and summary), no totals.
+    Quiet: only sessions that fail are shown (their findings and summary), then the totals,
+    so a quiet run that passes still says what it checked in one line.
     """
     for check in checks:
         if quiet and check.passed:
@@ -239,8 +240,7 @@ def format_text(checks: Sequence[SessionCheck], *, quiet: bool = False,
             if summary.endswith(": pass"):
                 summary = summary[:-4] + f"{_GREEN}pass{_RESET}"
         yield summary
-    if not quiet:
-        yield totals_line(checks)
+    yield totals_line(checks)
 
 
 def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float]) -> dict:
@@ -306,5 +306,4 @@ def format_github(checks: Sequence[SessionCheck], *, quiet: bool = False) -> Ite
             yield (f"::error file={_gh_prop(check.path)},title=skill-doctor::"
                    f"{_gh_data('session below the thresholds: ' + '; '.join(check.failures))}")
         yield summary_line(check)
-    if not quiet:
-        yield totals_line(checks)
+    yield totals_line(checks)

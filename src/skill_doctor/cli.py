@@ -69,11 +69,12 @@ def _parser() -> argparse.ArgumentParser:
                         help="show transcript text without redacting secrets")
 
     sessions = sub.add_parser(
-        "sessions", help="list the sessions found in every harness store, newest first",
+        "sessions", help="list the sessions found in every harness store, newest start first",
         description="List the sessions found in the Claude Code, Codex, Gemini, Pi, OpenCode "
                     "and Cline stores (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, "
-                    "PI_CODING_AGENT_DIR and XDG_DATA_HOME are honoured), newest first, with "
-                    "harness, start time, turns and path. Subagent transcripts are counted "
+                    "PI_CODING_AGENT_DIR and XDG_DATA_HOME are honoured), newest start first "
+                    "(file time when the start is not recorded), with harness, start time, "
+                    "turns and path. Subagent transcripts are counted "
                     "with their parent session.")
     sessions.add_argument("-n", "--limit", type=int, default=20, metavar="N",
                           help="show at most N sessions (default 20; 0 for all)")
@@ -132,7 +133,9 @@ def _parser() -> argparse.ArgumentParser:
     rubric = sub.add_parser("rubric", help="explain or validate the rubric")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", metavar="ACTION")
     explain = rubric_sub.add_parser("explain", help="what each criterion measures, with its bands")
-    explain.add_argument("criterion", nargs="?", help="one criterion id (default: all)")
+    explain.add_argument("criterion", nargs="?",
+                         help="one criterion: its id (retry_waste), rule id (SD103) or rule "
+                              "name (repeated-failing-call); default: all")
     explain.add_argument("--rubric", metavar="FILE")
     validate = rubric_sub.add_parser("validate", help="check a rubric file and exit 0 if valid")
     validate.add_argument("file", metavar="FILE")
@@ -171,6 +174,16 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     located = locate(args.path, cwd, os.environ, Path.home())
     redact_secrets = not args.no_redact
+    if args.path is not None and located.path is None:
+        # The contract's minimal report is still written, but a typo must not pass unseen.
+        from .report import NO_HISTORY
+        say(f"skill-doctor: warning: {located.reason or args.path + ' has no transcript'}; "
+            f"writing the \"{NO_HISTORY}\" report", err=True, redact_secrets=redact_secrets)
+    elif args.path is None and located.path is not None:
+        say(f"Grading {_shown_session(located.path, cwd)} (the newest "
+            f"{located.harness or 'harness'} session "
+            f"{'of this project' if located.own_project else 'in the stores; none is of this project'})",
+            err=True, redact_secrets=redact_secrets)
     if located.path is None:
         report = no_history(rubric, generated_at, located.reason,
                             redact_secrets=redact_secrets)
@@ -213,10 +226,12 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if not found:
         print("No sessions found in the harness stores.")
         return EXIT_OK
+    # Newest start first (the first timestamp in the file's head), then again among the rows
+    # shown once decoding has given each its exact start.
+    found = stores.by_start(found)
     shown = found if args.limit == 0 else found[: args.limit]
     rows = [("HARNESS", "STARTED", "TURNS", "PATH")]
-    for session in shown:
-        detailed = stores.with_details(session)
+    for detailed in stores.by_start(stores.with_details(s) for s in shown):
         path = str(detailed.path)
         if detailed.subagents:
             path += f"  (+{len(detailed.subagents)} subagent file(s))"
@@ -278,6 +293,17 @@ def _output_dir(given: str | None, prefix: str, moment: time.struct_time, cwd: P
 
     out = given or f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', moment)}"
     return resolve_output(out, cwd)
+
+
+def _shown_session(path: Path, cwd: Path) -> str:
+    """A session's path for a message: relative inside the working directory, ~ for home."""
+    from .report import display_path
+
+    try:
+        return _shown(path, cwd) if path.resolve().is_relative_to(cwd.resolve()) else \
+            display_path(str(path))
+    except OSError:
+        return display_path(str(path))
 
 
 def _shown(path: Path, cwd: Path) -> str:
@@ -346,11 +372,18 @@ def cmd_rubric(args: argparse.Namespace) -> int:
     if args.rubric_command != "explain":
         raise UsageError("usage: skill-doctor rubric {explain,validate} ...")
     rubric = rubric_mod.load(args.rubric)
-    keys = [c.key for c in rubric.criteria]
-    if args.criterion and args.criterion not in keys:
-        raise UsageError(f"unknown criterion {args.criterion!r}; known: {', '.join(keys)}")
+    wanted = None
+    if args.criterion:
+        # Findings print the rule id (SD103) and name (repeated-failing-call): both name the
+        # criterion as well as its key does.
+        asked = args.criterion.strip()
+        wanted = next((c.key for c in rubric.criteria
+                       if asked in (c.key, c.name) or asked.upper() == c.rule_id.upper()), None)
+        if wanted is None:
+            known = ", ".join(f"{c.rule_id} {c.key} ({c.name})" for c in rubric.criteria)
+            raise UsageError(f"unknown criterion {args.criterion!r}; known: {known}")
     for c in rubric.criteria:
-        if args.criterion and c.key != args.criterion:
+        if wanted and c.key != wanted:
             continue
         detector = DETECTORS[c.detector]
         print(f"{c.rule_id} {c.key} ({c.name}) — {c.category}, {c.scale}, max {c.max}"
