@@ -39,10 +39,12 @@ COMMANDS = [
     ("check-html", ["check", "{session}", "--html", "out"], "out"),
     ("batch", ["batch", "{folder}", "{session}", "-o", "out"], "out"),
     ("batch-parallel", ["batch", "{folder}", "-o", "out", "-j", "2"], "out"),
+    ("compare", ["compare", "{session}", "{folder}", "-o", "out"], "out"),
 ]
 # What a command that writes must write, besides anything else inside its directory.
 REPORT_FILES = {"report.html", "report.json"}
 BATCH_FILES = {"index.html", "summary.jsonl", "sessions"}
+COMPARE_FILES = {"compare.html", "compare.json"}
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -108,6 +110,8 @@ def test_command_changes_nothing_but_its_output(tree, capsys, argv, creates):
         if argv[0] == "report":
             assert code == 0
             assert new_paths == {prefix, f"{prefix}/report.html", f"{prefix}/report.json"}
+        elif argv[0] == "compare":
+            assert code == 0 and top == COMPARE_FILES, top
         else:
             assert BATCH_FILES <= top, top
     assert {p: after[p] for p in before} == before  # bytes, modes and mtimes unchanged

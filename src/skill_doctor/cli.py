@@ -130,6 +130,25 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--no-redact", action="store_true",
                        help="show transcript text without redacting secrets")
 
+    compare = sub.add_parser(
+        "compare", help="two sessions side by side: scores, findings, size, divergence",
+        description="Grade two sessions (two runs of one task, before and after a setup "
+                    "change) with the same rubric and show what changed from A to B: both "
+                    "scores and every criterion with its delta, findings that appear, "
+                    "disappear or change, turns, tool calls, tokens, cost and duration, and "
+                    "the first turn where the runs diverge. Writes compare.html and "
+                    "compare.json into DIR and prints the comparison.")
+    compare.add_argument("a", metavar="A", help="the first session (a file, or a folder: its newest)")
+    compare.add_argument("b", metavar="B", help="the second session")
+    compare.add_argument("-o", "--output", metavar="DIR",
+                         help="output directory, inside the working directory "
+                              "(default: ./skill-doctor-compare-<YYYYmmdd-HHMMSS>)")
+    compare.add_argument("--rubric", metavar="FILE", help="a rubric file laid over the default")
+    compare.add_argument("--force", action="store_true",
+                         help="replace DIR if it is an earlier skill-doctor comparison")
+    compare.add_argument("--no-redact", action="store_true",
+                         help="show transcript text without redacting secrets")
+
     rubric = sub.add_parser("rubric", help="explain or validate the rubric")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", metavar="ACTION")
     explain = rubric_sub.add_parser("explain", help="what each criterion measures, with its bands")
@@ -361,6 +380,42 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from . import compare as compare_mod, rubric as rubric_mod
+    from .decode import decode_file
+    from .locate import locate
+    from .report import NO_HISTORY, display_path, grade, no_history, to_json
+    from .write import dump_json, staged, write_file
+
+    rubric = rubric_mod.load(args.rubric)
+    generated_at, moment = generation_time()
+    cwd = Path.cwd()
+    target = _output_dir(args.output, "skill-doctor-compare", moment, cwd)
+    redact_secrets = not args.no_redact
+    sides = []
+    for label, path in (("A", args.a), ("B", args.b)):
+        located = locate(path, cwd, os.environ, Path.home())
+        if located.path is None:
+            say(f"skill-doctor: warning: {label}: {located.reason}; compared as "
+                f"\"{NO_HISTORY}\"", err=True, redact_secrets=redact_secrets)
+            report = no_history(rubric, generated_at, located.reason,
+                                redact_secrets=redact_secrets)
+            transcript = None
+        else:
+            transcript = decode_file(located.path)
+            report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
+        sides.append(compare_mod.Side(label, display_path(path, redact_secrets),
+                                      to_json(report), transcript))
+    doc = compare_mod.compare(*sides, generated_at, redact_secrets=redact_secrets)
+    with staged(target, force=args.force, marker="compare.json") as tmp:
+        write_file(tmp / "compare.json", dump_json(doc))
+        write_file(tmp / "compare.html", compare_mod.render(doc))
+    for line in compare_mod.text_lines(doc):
+        say(line)
+    say(f"Comparison written to {_shown(target / 'compare.html', cwd)}")
+    return EXIT_OK
+
+
 def cmd_rubric(args: argparse.Namespace) -> int:
     from . import rubric as rubric_mod
     from .detectors import DETECTORS
@@ -424,6 +479,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_check(args)
         if args.command == "batch":
             return cmd_batch(args)
+        if args.command == "compare":
+            return cmd_compare(args)
         raise UsageError(f"unknown command {args.command}")
     except SkillDoctorError as exc:
         say(f"skill-doctor: error: {_one_line(exc)}", err=True)
