@@ -98,6 +98,14 @@ def _parser() -> argparse.ArgumentParser:
                             "(default: the rubric's thresholds)")
     check.add_argument("--rubric", metavar="FILE",
                        help="a rubric file laid over the default")
+    check.add_argument("--baseline", metavar="SUMMARY",
+                       help="a summary.jsonl written by `skill-doctor batch`: fail a session "
+                            "that scores more than --tolerance below the baseline's session of "
+                            "the same task (same file name), or, with no task in common, when "
+                            "the mean score falls that far below the baseline's mean")
+    check.add_argument("--tolerance", type=float, metavar="N",
+                       help="points a score may fall below the baseline "
+                            "(default 1)")
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even when a session fails (errors of usage still exit 2)")
     check.add_argument("-q", "--quiet", action="store_true",
@@ -284,26 +292,35 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("no transcript files found under " + ", ".join(args.paths))
     if args.html:
         target = _output_dir(args.html, "", moment, cwd)
+    tolerance = check_mod.DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
+    if not 0 <= tolerance <= 10:
+        raise UsageError(f"--tolerance must be from 0 to 10, got {tolerance:g}")
+    if args.tolerance is not None and not args.baseline:
+        raise UsageError("--tolerance needs --baseline")
+    baseline = check_mod.load_baseline(args.baseline, cwd) if args.baseline else None
     checks = []
     for path in paths:
         report = grade(decode_file(path), rubric, generated_at,
                        redact_secrets=not args.no_redact, overview=False)
         checks.append(check_mod.judge(check_mod.display(path), report, thresholds))
+    verdict = None
+    if baseline is not None:
+        checks, verdict = check_mod.against_baseline(checks, baseline, tolerance)
     if args.format == "json":
-        sys.stdout.write(check_mod.format_json(checks, thresholds))
+        sys.stdout.write(check_mod.format_json(checks, thresholds, verdict))
     elif args.format == "github":
-        for line in check_mod.format_github(checks, quiet=args.quiet):
+        for line in check_mod.format_github(checks, quiet=args.quiet, baseline=verdict):
             print(line)
     else:
         for line in check_mod.format_text(checks, quiet=args.quiet,
-                                          color=_colour(sys.stdout)):
+                                          color=_colour(sys.stdout), baseline=verdict):
             print(line)
     if args.html:
         from . import batch as batch_mod
         result = batch_mod.run([str(p) for p in paths], target, rubric, generated_at,
                                redact_secrets=not args.no_redact)
         print(f"Reports written to {_shown(result.target / 'index.html', cwd)}", file=sys.stderr)
-    failed = any(not c.passed for c in checks)
+    failed = any(not c.passed for c in checks) or (verdict is not None and not verdict.passed)
     return EXIT_FINDINGS if failed and not args.exit_zero else EXIT_OK
 
 

@@ -153,9 +153,25 @@ def display_path(path: str, redact_secrets: bool = True) -> str:
     return redact(path) if redact_secrets else path
 
 
+def task_id(source: str | None, explicit: str | None = None) -> str | None:
+    """A session's task: the one its log names, else its file name without the transcript
+    suffix (runs of one task saved under the same name, e.g. `sessions/fix-pager.jsonl`).
+    `check --baseline` matches sessions to the baseline's by it."""
+    if explicit:
+        return explicit
+    if not source:
+        return None
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    for suffix in (".jsonl", ".json", ".traj", ".md", ".txt", ".log"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name or None
+
+
 def to_json(report: Report) -> dict[str, Any]:
     t = report.transcript
     session = {
+        "task": task_id(t.source, dict(t.extra).get("task")) if t else None,
         "id": report.session_id if t else None,
         "harness": t.harness if t else None,
         "source": display_path(t.source, report.redacted) if t else None,
