@@ -157,6 +157,25 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--no-redact", action="store_true",
                          help="show transcript text without redacting secrets")
 
+    skill = sub.add_parser("skill", help="install the agent skill that runs skill-doctor")
+    skill_sub = skill.add_subparsers(dest="skill_command", metavar="ACTION")
+    install = skill_sub.add_parser(
+        "install", help="copy the bundled skill where the agent looks for skills",
+        description="Copy the skill-doctor agent skill (SKILL.md) where the agent reads "
+                    "skills: Claude Code ./.claude/skills or ~/.claude/skills "
+                    "($CLAUDE_CONFIG_DIR/skills), Codex ./.agents/skills or ~/.agents/skills. "
+                    "A different file already there is not replaced without --force.")
+    scope = install.add_mutually_exclusive_group()
+    scope.add_argument("--project", dest="user", action="store_false",
+                       help="for this project, under the working directory (the default)")
+    scope.add_argument("--user", dest="user", action="store_true",
+                       help="for every project of this user, under the home folder")
+    install.set_defaults(user=False)
+    install.add_argument("--agent", choices=("claude", "codex"), default="claude",
+                         help="the agent to install for (default claude)")
+    install.add_argument("--force", action="store_true",
+                         help="replace a SKILL.md that differs from the bundled one")
+
     rubric = sub.add_parser("rubric", help="explain or validate the rubric")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", metavar="ACTION")
     explain = rubric_sub.add_parser("explain", help="what each criterion measures, with its bands")
@@ -207,7 +226,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         say(f"skill-doctor: warning: {located.reason or args.path + ' has no transcript'}; "
             f"writing the \"{NO_HISTORY}\" report", err=True, redact_secrets=redact_secrets)
     elif args.path is None and located.path is not None:
-        say(f"Grading {_shown_session(located.path, cwd)} (the newest "
+        say(f"Grading {_shown_place(located.path, cwd)} (the newest "
             f"{located.harness or 'harness'} session "
             f"{'of this project' if located.own_project else 'in the stores; none is of this project'})",
             err=True, redact_secrets=redact_secrets)
@@ -331,8 +350,8 @@ def _output_dir(given: str | None, prefix: str, moment: time.struct_time, cwd: P
     return resolve_output(out, cwd)
 
 
-def _shown_session(path: Path, cwd: Path) -> str:
-    """A session's path for a message: relative inside the working directory, ~ for home."""
+def _shown_place(path: Path, cwd: Path) -> str:
+    """A path for a message: relative inside the working directory, ~ for the home folder."""
     from .report import display_path
 
     try:
@@ -433,6 +452,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_skill(args: argparse.Namespace) -> int:
+    from . import resources, skill_install
+
+    if args.skill_command != "install":
+        raise UsageError("usage: skill-doctor skill install [--user|--project] "
+                         "[--agent claude|codex] [--force]")
+    cwd = Path.cwd()
+    dest = skill_install.skills_dir(args.agent, args.user, cwd, os.environ, Path.home())
+    done = skill_install.install(resources.skill_path(), dest, force=args.force)
+    shown = _shown_place(done.target, cwd)
+    if done.written:
+        say(f"Installed the skill-doctor skill for {args.agent} in {shown}"
+            f" ({', '.join(done.written)})")
+    else:
+        say(f"The skill-doctor skill is already installed in {shown} (unchanged)")
+    return EXIT_OK
+
+
 def cmd_rubric(args: argparse.Namespace) -> int:
     from . import rubric as rubric_mod
     from .detectors import DETECTORS
@@ -498,6 +535,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_batch(args)
         if args.command == "compare":
             return cmd_compare(args)
+        if args.command == "skill":
+            return cmd_skill(args)
         raise UsageError(f"unknown command {args.command}")
     except SkillDoctorError as exc:
         say(f"skill-doctor: error: {_one_line(exc)}", err=True)
