@@ -225,3 +225,44 @@ def test_summary_of_transcript_without_model_is_unknown():
     t = Transcript(source="x", harness="h", usage=(Usage(1, input=5),))
     summary = tokens.summarize(t)
     assert summary.cost_usd is None and summary.unpriced == ("not recorded",)
+
+
+def test_opencode_and_pi_tokens(tmp_path):
+    t = decode_file(FIXTURES / "opencode" / "export.json")
+    assert [(u.turn, u.input, u.output, u.model) for u in t.usage] == [
+        (2, 100, 50, "claude-sonnet-4-5")]
+    pi = [{"type": "session", "id": "p1", "timestamp": "2026-01-01T10:00:00Z", "cwd": "/p"},
+          {"type": "message", "timestamp": "2026-01-01T10:00:01Z",
+           "message": {"role": "user", "content": "hi"}},
+          {"type": "message", "timestamp": "2026-01-01T10:00:02Z",
+           "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}],
+                       "model": "claude-opus-4-5", "stopReason": "stop",
+                       "usage": {"input": 3, "output": 40, "cacheRead": 9000,
+                                 "cacheWrite": 500, "totalTokens": 9543}}}]
+    path = tmp_path / "pi.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in pi), encoding="utf-8")
+    assert decode_file(path).usage == (Usage(2, input=3, output=40, cache_read=9000,
+                                             cache_write=500, model="claude-opus-4-5"),)
+
+
+@needs_corpus
+def test_swe_agent_run_totals():
+    # SWE-agent logs only the run's totals (model_stats): pinned to no turn
+    t = decode_file(CORPUS / "swe-agent-traj" / "sweagenttestrepo-1c2844.traj")
+    assert t.usage == (Usage(0, input=7141, output=243),)
+    assert tokens.summarize(t).cost_usd is None  # no model named: the cost is unknown
+
+
+def test_hostile_token_fields_read_as_zero(tmp_path):
+    lines = [{"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+              "message": {"role": "user", "content": "hi"}}]
+    for i, usage in enumerate([{"input_tokens": "9" * 400}, {"input_tokens": -5},
+                               {"input_tokens": True}, {"input_tokens": 1e300},
+                               ["not", "a", "dict"], {"input_tokens": 4, "output_tokens": 2}]):
+        lines.append({"type": "assistant", "uuid": f"a{i}", "parentUuid": "u1", "sessionId": "s",
+                      "message": {"id": f"m{i}", "role": "assistant", "model": "x",
+                                  "content": [{"type": "text", "text": f"r{i}"}],
+                                  "usage": usage}})
+    path = tmp_path / "h.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    assert [(u.input, u.output) for u in decode_file(path).usage] == [(4, 2)]

@@ -250,7 +250,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             say(f"{label}: {scale.score}/10")
     if report.usage is not None:
         from .tokens import cost_line, describe
-        say(f"Tokens: {describe(report.usage)}; {cost_line(report.usage)}")
+        say(f"Tokens: {describe(report.usage)}; {cost_line(report.usage)}",
+            redact_secrets=redact_secrets)
     for f in report.findings:
         turns = ", ".join(str(e.turn) for e in f.evidence)
         say(f"  {f.rule_id} {f.rule_name} {f.score}/{f.max}: {f.message}"

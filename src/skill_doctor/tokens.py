@@ -2,7 +2,7 @@
 
 Decoders record the tokens of every model call the harness logs (`model.Usage`: Claude Code
 `message.usage`, Codex `token_count` events and `turn.completed`, Gemini `tokens` and
-stream-json `stats`, Pi `usage`, OpenCode message `tokens`). Here they are summed per session,
+stream-json `stats`, Pi `usage`, OpenCode message `tokens`, SWE-agent `model_stats`). Here they are summed per session,
 per turn and per model, and priced from a table of model-name patterns to dollars per million
 tokens: the entries of the rubric's `prices:` first, then the shipped table (`prices.yaml`,
 dated in the file). A model neither table knows makes the cost "unknown" rather than a wrong
