@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import ROOT, needs_corpus, run_cli as run
+from test_browser import ARTIFACTS, browser  # noqa: F401  (the Chromium fixture)
 from sessionkit import claude_jsonl
 from skill_doctor.render import CSP
 
@@ -136,3 +139,16 @@ def test_compare_real_runs_reports_tokens_and_cost(tmp_path, capsys):
     tokens = doc["runs"]["total_tokens"]
     assert tokens["a"] > 0 and tokens["b"] > 0 and tokens["delta"] == tokens["b"] - tokens["a"]
     assert "Tokens: " in out
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_compare_page_renders_offline_in_chromium(browser, tmp_path, capsys, width):
+    run(["compare", str(EXAMPLES / "clean-fix.jsonl"), str(EXAMPLES / "retry-fix.jsonl"),
+         "-o", "cmp"], tmp_path, capsys)
+    url = (tmp_path / "cmp" / "compare.html").as_uri()
+    page = browser.open(url, width)
+    assert page.title == "Skill Doctor Comparison"
+    assert page.requests() == [url]  # nothing loaded but the page itself
+    page_width, _ = page.content_size()
+    assert page_width <= width, f"the page scrolls sideways at {width} px"
+    page.screenshot(ARTIFACTS / f"compare-{width}.png")
