@@ -255,15 +255,10 @@ def _standing(records: Sequence[Mapping]) -> Standing:
                   {key: _mean(v) for key, v in criteria.items()}, len(records))
 
 
-def load_baseline(path: str, cwd: Path) -> Baseline:
-    """Read a batch's `summary.jsonl` (one report.json record per line). Records of sessions
-    that were not graded are left out; a line that is not a JSON object is a usage error."""
-    full = Path(path) if Path(path).is_absolute() else cwd / path
-    try:
-        text = full.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--baseline {path}: cannot read: "
-                         f"{getattr(exc, 'strerror', None) or exc}") from None
+def parse_baseline(text: str, path: str) -> Baseline:
+    """A batch's `summary.jsonl` (one report.json record per line), read from `path`. Records
+    of sessions that were not graded are left out; a line that is not a JSON object is a
+    usage error."""
     by_task: dict[str, list[Mapping]] = {}
     graded: list[Mapping] = []
     for lineno, line in enumerate(text.splitlines(), start=1):

@@ -317,7 +317,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError(f"--tolerance must be from 0 to 10, got {tolerance:g}")
     if args.tolerance is not None and not args.baseline:
         raise UsageError("--tolerance needs --baseline")
-    baseline = check_mod.load_baseline(args.baseline, cwd) if args.baseline else None
+    baseline = None
+    if args.baseline:
+        try:
+            text = (cwd / args.baseline).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--baseline {args.baseline}: cannot read: "
+                             f"{getattr(exc, 'strerror', None) or exc}") from None
+        baseline = check_mod.parse_baseline(text, args.baseline)
     checks = []
     for path in paths:
         report = grade(decode_file(path), rubric, generated_at,
