@@ -15,10 +15,13 @@ POOR = "examples/sessions/poor-session.jsonl"
 def test_poor_example_fails_the_default_thresholds(capsys):
     code, out, _ = run(["check", POOR], ROOT, capsys)
     assert code == 1
-    assert f"{POOR}: efficiency 3/10, code quality N/A, 3 findings: FAIL (efficiency 3 < 5)" \
-        in out.splitlines()
-    assert {line.split()[1] for line in out.splitlines() if " [error] " in line} == {
-        "SD101", "SD102", "SD103"}
+    summary = re.compile(re.escape(POOR) + r": efficiency (\d+)/10, code quality N/A, \d+ "
+                         r"findings: FAIL \(efficiency \1 < 5\)$")
+    [match] = [m for m in map(summary.match, out.splitlines()) if m]
+    assert int(match.group(1)) < 5
+    # it asked for a change and made none, re-read a file, and retried failing commands
+    assert {"SD101", "SD102", "SD103"} <= {line.split()[1] for line in out.splitlines()
+                                          if " [error] " in line}
 
 
 def test_clean_examples_pass(capsys):
