@@ -212,8 +212,15 @@ def test_folders_and_globs_expand_to_every_transcript_once_in_order(work, capsys
 def test_quiet_prints_only_failing_sessions(work, capsys):
     code, out, _ = run(["check", "-q", "sessions"], work, capsys)
     assert code == 1
-    assert all(line.startswith("sessions/poor.jsonl") for line in out.splitlines()), out
-    assert out.splitlines()[-1].endswith("FAIL (efficiency 1 < 5)")
+    *lines, totals = out.splitlines()
+    assert all(line.startswith("sessions/poor.jsonl") for line in lines), out
+    assert lines[-1].endswith("FAIL (efficiency 1 < 5)")
+    assert totals == "Checked 5 sessions: 1 failed, 1 not graded (too short)."  # the summary
+
+
+def test_quiet_run_that_passes_prints_only_the_totals(work, capsys):
+    code, out, _ = run(["check", "-q", "sessions/clean.jsonl"], work, capsys)
+    assert (code, out) == (0, "Checked 1 session: 0 failed.\n")
 
 
 def test_json_format(work, capsys):

@@ -66,6 +66,7 @@ class Graded:
     findings: tuple[tuple[str, str, str], ...] = ()  # (rule id, rule name, category)
     files: Mapping[str, str] = field(default_factory=dict)  # report.html, report.json
     record: Mapping[str, Any] | None = None  # report.json data
+    usage: Mapping[str, Any] | None = None  # tokens and cost (report.json's, without turns)
     skipped: bool = False  # older than --since
 
 
@@ -130,6 +131,7 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
     from .decode import decode_file
     from .render import render
     from .report import display_path, grade, to_json
+    from .tokens import to_json as usage_json
     from .write import dump_json
 
     shown = display_path(path, redact_secrets)  # home as ~, secrets redacted, as in report.json
@@ -166,7 +168,7 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
             failures=verdict.failures,
             findings=tuple((f.rule_id, f.rule_name, f.category) for f in report.findings),
             files={"report.html": render(report), "report.json": dump_json(record)},
-            record=record)
+            record=record, usage=usage_json(report.usage, turns=False))
     except Exception as exc:  # one session must not stop the batch
         name = os.path.splitext(os.path.basename(path))[0] or "session"
         return Graded(shown, name, "error", f"grading failed: {type(exc).__name__}: {exc}")
@@ -204,7 +206,9 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
     indexed = partial(_grade_indexed, work=work)
     waiting: dict[int, Graded] = {}
     next_index = 0
-    with multiprocessing.get_context().Pool(min(jobs, total)) as pool:
+    # Workers ignore Ctrl-C: the terminal sends it to the whole process group, and only the
+    # parent should react (one line, exit 130); leaving the `with` terminates the workers.
+    with multiprocessing.get_context().Pool(min(jobs, total), initializer=_ignore_interrupt) as pool:
         for done, (index, graded) in enumerate(
                 pool.imap_unordered(indexed, [(i, paths[i]) for i in order], chunksize=1), start=1):
             waiting[index] = graded
@@ -213,6 +217,12 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
             while next_index in waiting:
                 yield waiting.pop(next_index)
                 next_index += 1
+
+
+def _ignore_interrupt() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _grade_indexed(item: tuple[int, str], work: Callable[[str], Graded]) -> tuple[int, Graded]:
@@ -294,6 +304,7 @@ def aggregate(rows: Sequence[Row]) -> dict[str, Any]:
         "verdicts": _verdicts(graded),
         "harnesses": harnesses,
         "scales": scales,
+        "usage": _usage_figures(graded),
         "findings": {
             "sessions_scored": len(with_findings),
             "most_frequent": [{"id": rid, "rule": rule, "category": category, "sessions": n,
@@ -307,6 +318,41 @@ def _verdicts(graded: Sequence[Graded]) -> dict[str, int]:
     return {"passed": sum(g.passed is True for g in graded),
             "failed": sum(g.passed is False for g in graded),
             "not_graded": sum(g.passed is None for g in graded)}
+
+
+def usage_line(figures: Mapping[str, Any]) -> str:
+    """`Tokens: 12.3M over 4 sessions that log them; cost $8.20 (1 with an unknown price).`"""
+    from .tokens import money, short
+
+    n = figures["sessions_with_tokens"]
+    if not n:
+        return "Tokens: no session logs token counts."
+    text = f"Tokens: {short(figures['total_tokens'])} over {n} session{'s' if n != 1 else ''} that log them"
+    if figures["sessions_priced"]:
+        text += f"; cost {money(figures['cost_usd'])}"
+        if figures["sessions_cost_unknown"]:
+            text += f" ({figures['sessions_cost_unknown']} more with an unknown price)"
+    else:
+        text += "; cost unknown (no price for their models)"
+    return text + "."
+
+
+def _usage_figures(graded: Sequence[Graded]) -> dict[str, Any]:
+    """Tokens summed over the sessions whose harness logs them; the cost summed over those
+    with a known price (the others are counted, so a total is never mistaken for complete)."""
+    logged = [g.usage for g in graded if g.usage]
+    kinds = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+             "total_tokens")
+    priced = [u["cost_usd"] for u in logged if not isinstance(u["cost_usd"], str)]
+    totals = {k: sum(u[k] for u in logged) for k in kinds}
+    return {
+        "sessions_with_tokens": len(logged),
+        **totals,
+        "mean_tokens_per_session": _num(totals["total_tokens"] / len(logged)) if logged else None,
+        "cost_usd": round(sum(priced), 4) if priced else None,
+        "sessions_priced": len(priced),
+        "sessions_cost_unknown": len(logged) - len(priced),
+    }
 
 
 # -- the whole batch -----------------------------------------------------------------------------
@@ -734,6 +780,7 @@ def _aggregate_section(figures: Mapping[str, Any], h) -> None:
                                 h.td(_fmt(s[key]), cls="num")
         h.p("Sessions without a score (too short, unparseable, or code quality of a session "
             "that changed no code) are not in the sample.", cls="meta")
+        h.p(usage_line(figures["usage"]), cls="meta")
         with h.div(cls="scroll"):
             with h.table():
                 with h.thead():

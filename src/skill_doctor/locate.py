@@ -21,6 +21,8 @@ MAX_DEPTH = 4
 class Located:
     path: Path | None
     reason: str | None = None  # why nothing was found
+    harness: str | None = None  # the store it came from, when picked from the stores
+    own_project: bool = False  # picked from the stores as the current project's session
 
 
 def is_subagent_file(path: Path) -> bool:
@@ -81,8 +83,9 @@ def default_session(cwd: Path, env: Mapping[str, str], home: Path) -> Located:
     sessions = stores.discover(env, home)  # newest first
     if not sessions:
         return Located(None, "no session found in the harness stores")
-    own = next((s for s in sessions if stores.belongs_to(s, cwd)), sessions[0])
-    return Located(own.path)
+    own = next((s for s in sessions if stores.belongs_to(s, cwd)), None)
+    picked = own or sessions[0]
+    return Located(picked.path, harness=picked.harness, own_project=own is not None)
 
 
 def locate(path: str | None, cwd: Path, env: Mapping[str, str], home: Path) -> Located:

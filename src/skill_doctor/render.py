@@ -294,7 +294,7 @@ def render(report: Report, thresholds: Mapping[str, float] | None = None) -> str
                 _suggestions(report, h)
                 if ov is not None:
                     _gaps(ov, h)
-                    _session(ov, h)
+                    _session(ov, h, report.usage)
                     _setup(ov, h)
                     _timeline(report, ov, h)
                     _files(ov, h)
@@ -406,18 +406,18 @@ def _duration(seconds: int | None) -> str:
     return f"{secs} s"
 
 
-def _session(ov: Overview, h) -> None:
+def _session(ov: Overview, h, usage=None) -> None:
     with h.section(aria_labelledby="session"):
         h.h2("Session", id="session")
-        _strip(ov, h)
+        _strip(ov, h, usage)
 
 
-def _strip(ov: Overview, h) -> None:
+def _strip(ov: Overview, h, usage=None) -> None:
     s = ov.strip
     outcome = {True: "passed", False: "failed", None: "outcome unknown"}
 
     def item(label: str, value: str, sub: str = "", code: bool = False) -> None:
-        with h.div(cls="wide" if label in ("Project", "Checks run", "Model") else None):
+        with h.div(cls="wide" if label in ("Project", "Checks run", "Model", "Tokens") else None):
             h.dt(label)
             with h.dd(__pretty=False):
                 h.code(value) if code else h.span(value)
@@ -439,6 +439,12 @@ def _strip(ov: Overview, h) -> None:
                  f"{s.last_check_command})")
         else:
             item("Checks run", "0", "no test, build or lint command")
+        if usage is None:
+            item("Tokens", "not logged by the harness")
+        else:
+            from .tokens import cost_line, describe
+            total, _, detail = describe(usage).partition(": ")
+            item("Tokens", total, f"{detail} · {cost_line(usage)}")
 
 
 def _scores(report: Report, h) -> None:

@@ -19,6 +19,8 @@ from .overview import Overview, build as build_overview, to_json as overview_jso
 from .redact import redact
 from .rubric import Rubric
 from .scoring import Scores, score, unscored
+from .tokens import UsageSummary, summarize as summarize_usage, table as price_table, \
+    to_json as usage_json
 
 SCHEMA = "skill-doctor/report/v1"
 NO_HISTORY = "No conversation history found"
@@ -40,6 +42,7 @@ class Report:
     overview: Overview | None = None  # the session at a glance (graded sessions only)
     # The rubric's minimum scores, so a view can say pass or fail by `check.judge`'s rule.
     thresholds: Mapping[str, float] = field(default_factory=dict)
+    usage: UsageSummary | None = None  # tokens and cost, when the harness logs them
 
     @property
     def session_id(self) -> str:
@@ -73,6 +76,8 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
     report = _grade(transcript, rubric, generated_at, redact_secrets=redact_secrets,
                     with_overview=overview)
     report = replace(report, thresholds=dict(rubric.thresholds))
+    # Tokens are counted for every status: a session too short to grade still cost money.
+    report = replace(report, usage=summarize_usage(transcript, price_table(rubric.prices)))
     return scrubbed(report) if redact_secrets else report
 
 
@@ -152,9 +157,25 @@ def display_path(path: str, redact_secrets: bool = True) -> str:
     return redact(path) if redact_secrets else path
 
 
+def task_id(source: str | None, explicit: str | None = None) -> str | None:
+    """A session's task: the one its log names, else its file name without the transcript
+    suffix (runs of one task saved under the same name, e.g. `sessions/fix-pager.jsonl`).
+    `check --baseline` matches sessions to the baseline's by it."""
+    if explicit:
+        return explicit
+    if not source:
+        return None
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    for suffix in (".jsonl", ".json", ".traj", ".md", ".txt", ".log"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name or None
+
+
 def to_json(report: Report) -> dict[str, Any]:
     t = report.transcript
     session = {
+        "task": task_id(t.source, dict(t.extra).get("task")) if t else None,
         "id": report.session_id if t else None,
         "harness": t.harness if t else None,
         "source": display_path(t.source, report.redacted) if t else None,
@@ -199,6 +220,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "generator": {"name": "skill-doctor", "version": __version__,
                       "generated_at": report.generated_at},
     }
+    out["usage"] = usage_json(report.usage)
     if report.overview is not None:
         out["overview"] = overview_json(report.overview)
     if t is not None:

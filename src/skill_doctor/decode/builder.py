@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from .. import tools
-from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn
+from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn, Usage
 from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_small
 
 _LIST_ITEMS = 64  # items kept of a list inside a tool input
@@ -46,6 +46,15 @@ def compact(value: Any, key: str | None = None, depth: int = 0) -> Any:
     return value
 
 
+def _count(value: Any) -> int:
+    """A token count from the file: a whole number >= 0 (bounded), anything else 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if value != value or value < 0 or value > 10**15:  # NaN, negative or absurd
+        return 0
+    return int(value)
+
+
 class TranscriptBuilder:
     def __init__(self, source: str, harness: str) -> None:
         self.source = source
@@ -63,6 +72,7 @@ class TranscriptBuilder:
         self._last_text: dict[str, str] = {}  # path -> its whole text after the latest edit
         self._notes: list[str] = []
         self._skipped: Counter[str] = Counter()
+        self._usage: dict[str, Usage] = {}  # key (API message id ...) -> tokens, first-seen order
 
     # -- what decoders call -------------------------------------------------------------
 
@@ -122,6 +132,28 @@ class TranscriptBuilder:
                        meta=meta)
         self._fill(self._turns[-1], output, is_error, exit_code, result)
 
+    def usage(self, key: str, *, turn: int | None = None, input: Any = 0, output: Any = 0,
+              cache_read: Any = 0, cache_write: Any = 0, model: Any = None) -> None:
+        """Tokens of one model call (see `model.Usage` for what each count means).
+
+        `turn` defaults to the turn added next (call this before emitting the call's turns);
+        a key seen again (one API message split over several lines repeats its usage) keeps
+        the larger count of each kind, never the sum. Counts that are not whole numbers
+        >= 0 read as 0.
+        """
+        counts = [_count(v) for v in (input, output, cache_read, cache_write)]
+        if not any(counts):
+            return
+        model = model if isinstance(model, str) and model else None
+        old = self._usage.get(key)
+        if old is not None:
+            counts = [max(a, b) for a, b in zip(counts, (old.input, old.output, old.cache_read,
+                                                         old.cache_write))]
+            self._usage[key] = Usage(old.turn, *counts, model=old.model or model)
+            return
+        self._usage[key] = Usage(self.turn_count + 1 if turn is None else turn, *counts,
+                                 model=model)
+
     def has_open_call(self, call_id: str) -> bool:
         return call_id in self._open_calls
 
@@ -152,12 +184,16 @@ class TranscriptBuilder:
         self._turns = []
         if self._open_calls:
             self.note(f"{len(self._open_calls)} tool call(s) never got a result")
+        # A call logged after the last turn (or before any) is pinned to the nearest turn.
+        usage = tuple(replace(u, turn=min(u.turn, len(turns))) if u.turn > len(turns) else u
+                      for u in self._usage.values())
         return Transcript(
             source=self.source, harness=self.harness, turns=tuple(turns),
             session_id=self.session_id, started_at=self.started_at, ended_at=self.ended_at,
             cwd=self.cwd, model=self.model, notes=tuple(self._notes),
             skipped=tuple(sorted(self._skipped.items())), problem=self.problem,
             not_a_transcript=self.not_a_transcript, extra=tuple(sorted(self.extra.items())),
+            usage=usage,
         )
 
     # -- internals ------------------------------------------------------------------------

@@ -198,6 +198,13 @@ def _assistant(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: 
     if isinstance(model, str) and not synthetic:
         b.model = b.model or model
     msg_id = message.get("id") if isinstance(message.get("id"), str) else None
+    usage = message.get("usage")
+    if isinstance(usage, dict) and not synthetic:
+        # Repeated on every line of a split message: keyed by message id, counted once.
+        b.usage(msg_id or f"line{lineno}", input=usage.get("input_tokens"),
+                output=usage.get("output_tokens"),
+                cache_read=usage.get("cache_read_input_tokens"),
+                cache_write=usage.get("cache_creation_input_tokens"), model=model)
     content = message.get("content")
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]

@@ -89,6 +89,10 @@ def _info(b: TranscriptBuilder, info: Any) -> None:
         b.extra["exit_status"] = str(info["exit_status"])
     if isinstance(info.get("submission"), str) and info["submission"].strip():
         b.extra["submitted"] = "yes"
+    stats = info.get("model_stats")
+    if isinstance(stats, dict):  # the run's totals only: pinned to no turn (turn 0)
+        b.usage("model_stats", turn=0, input=stats.get("tokens_sent"),
+                output=stats.get("tokens_received"))
 
 
 def _text(content: Any) -> str:
