@@ -113,6 +113,12 @@ class Transcript:
     problem: ParseProblem | None = None  # set when decoding could not finish
     not_a_transcript: bool = False  # the file is readable but is no session at all
     extra: tuple[tuple[str, str], ...] = field(default=())  # harness facts worth showing (version, branch)
+    # Why the agent never ran (its install failed, its command was not found): such a run is
+    # too short to assess, for that reason, rather than a session that went badly.
+    not_started: str | None = None
+    # When the file holds several sessions one after another: how many, and which one (1-based)
+    # this transcript is.
+    part: tuple[int, int] | None = None
 
     @property
     def real_turns(self) -> tuple[Turn, ...]:

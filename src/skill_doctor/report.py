@@ -85,7 +85,10 @@ def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
                       unscored(rubric, "N/A: the transcript could not be parsed"), (), (),
                       generated_at, redacted=redact_secrets)
     if len(real) < MIN_TURNS:
-        return Report("too_short", TOO_SHORT, transcript,
+        message = TOO_SHORT
+        if transcript.not_started:
+            message = f"{TOO_SHORT}: the agent never started ({transcript.not_started})"
+        return Report("too_short", message, transcript,
                       unscored(rubric, f"N/A: {TOO_SHORT.lower()}"), (), (), generated_at,
                       redacted=redact_secrets)
     facts = facts_mod.compute(transcript)

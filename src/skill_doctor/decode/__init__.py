@@ -24,7 +24,7 @@ from types import ModuleType
 from ..model import ParseProblem, Transcript
 
 # Module names under skill_doctor.decode, in sniffing order. Imported only when needed.
-DECODERS: tuple[str, ...] = ("claude_code", "codex", "gemini", "pi", "cline", "trajectories", "opencode", "messages")
+DECODERS: tuple[str, ...] = ("asciicast", "atif", "claude_code", "codex", "gemini", "pi", "cline", "trajectories", "opencode", "messages")
 TEXT_DECODER = "plaintext"
 HEAD_BYTES = 64 * 1024
 MAX_TEXT_BYTES = 32 * 1024 * 1024  # plain text is parsed in one piece; more is cut, with a note

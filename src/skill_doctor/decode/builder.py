@@ -63,6 +63,9 @@ class TranscriptBuilder:
         self._last_text: dict[str, str] = {}  # path -> its whole text after the latest edit
         self._notes: list[str] = []
         self._skipped: Counter[str] = Counter()
+        # Set by decoders whose harness answers every call it runs (Claude Code): a call left
+        # without a result while later calls got theirs was only announced, never run.
+        self.drop_unanswered_calls = False
 
     # -- what decoders call -------------------------------------------------------------
 
@@ -75,9 +78,19 @@ class TranscriptBuilder:
                 self.ended_at = timestamp
 
     def user(self, text: str, *, line: int = 0, column: int = 1, timestamp: str | None = None,
-             meta: str | None = None) -> None:
-        self._add(role=Role.USER, content=clip(text), line=line, column=column,
-                  timestamp=timestamp, meta=meta)
+             meta: str | None = None, first: bool = False) -> None:
+        """User text; `first` puts it before every turn so far (a request learnt at the end)."""
+        fields = dict(role=Role.USER, content=clip(text), line=line, column=column,
+                      timestamp=timestamp, meta=meta)
+        if first:
+            self._turns.insert(0, fields)
+            return
+        self._add(**fields)
+
+    @property
+    def has_request(self) -> bool:
+        """Whether a real (not injected) user message has been seen."""
+        return any(d["role"] is Role.USER and d.get("meta") is None for d in self._turns)
 
     def assistant(self, text: str, *, line: int = 0, column: int = 1,
                   timestamp: str | None = None, meta: str | None = None,
@@ -97,6 +110,11 @@ class TranscriptBuilder:
         """A tool call; its result arrives later through `tool_result` with the same id."""
         if not isinstance(tool_input, dict):
             tool_input = {"input": tool_input} if tool_input not in (None, "") else {}
+        if call_id and call_id in self._open_calls:
+            # The id is issued again before any result came back: the earlier call was only
+            # announced (a streaming proxy's preview of the calls), never run. It is dropped so
+            # the session is not charged for calls that did not happen.
+            self._drop(self._open_calls.pop(call_id))
         turn = self._add(role=Role.TOOL, tool_name=name or "unknown", tool_input=dict(tool_input),
                          line=line, column=column, timestamp=timestamp, meta=meta)
         if call_id:
@@ -141,6 +159,8 @@ class TranscriptBuilder:
     # -- result ---------------------------------------------------------------------------
 
     def build(self) -> Transcript:
+        if self.drop_unanswered_calls and self._open_calls:
+            self._drop_announced_calls()
         turns = []
         drafts = self._turns
         for index, draft in enumerate(drafts, start=1):
@@ -161,6 +181,24 @@ class TranscriptBuilder:
         )
 
     # -- internals ------------------------------------------------------------------------
+
+    def _drop_announced_calls(self) -> None:
+        last_answered = max((i for i, d in enumerate(self._turns) if "tool_output" in d),
+                            default=-1)
+        announced = {id(d) for d in self._open_calls.values()}
+        kept = [d for i, d in enumerate(self._turns) if id(d) not in announced or i > last_answered]
+        dropped = len(self._turns) - len(kept)
+        if dropped:
+            self._turns = kept
+            self._open_calls = {k: d for k, d in self._open_calls.items() if any(d is x for x in kept)}
+            self.skip("announced-call-never-run", dropped)
+
+    def _drop(self, draft: dict[str, Any]) -> None:
+        for position in range(len(self._turns) - 1, -1, -1):
+            if self._turns[position] is draft:
+                del self._turns[position]
+                break
+        self.skip("announced-call-never-run")
 
     def _add(self, **fields: Any) -> dict[str, Any]:
         self.seen_time(fields.get("timestamp"))

@@ -1,0 +1,360 @@
+"""asciinema terminal recordings (`.cast`, asciicast v2 and v3): a container, not a harness.
+
+A recording is JSON Lines: a header object (`{"version": 2, "width", "height", "timestamp"}`,
+or v3's `{"version": 3, "term": {"cols", "rows"}, ...}`), then one `[time, code, data]` event
+per line: `o` output written to the terminal, `i` typed input, `m` markers, `r` resizes and
+v3's `x` exit status. v2 times are seconds since the start; v3 times are intervals since the
+previous event, and v3 allows `#` comment lines.
+
+Concatenating the `o` data rebuilds the byte stream the terminal saw; that stream is what the
+agent printed, so it is sniffed again: JSON records in it (a headless `claude -p
+--output-format stream-json` run prints one per line, among the harness's setup commands and
+the client's debug lines) go to the JSON decoder that claims them, anything else to the
+plain-text front end (mini-swe-agent and OpenHands terminal sessions). A recording of a shell
+with no agent in it becomes one shell call per typed command, with the output it printed.
+
+What the container adds to the inner turns: the time of the event that printed each turn's
+first line as its timestamp (when the inner format has none), the line of that event in the
+`.cast` file as the turn's source line (so findings cite the recording), and the task typed on
+the agent's command line (`claude -p '...'`) as the first user turn when the stream has none.
+An agent command that failed to start (`bash: claude: command not found`) leaves a session
+that is too short, with that reason.
+
+Hostile input: events are read one line at a time (a line over the JSONL limit is skipped
+without being held), a malformed event is counted and skipped, and only the first
+`MAX_OUTPUT_CHARS` of output are kept (with a note).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import importlib
+import io
+import re
+import shlex
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import BinaryIO
+
+from ..model import ParseProblem, Role, Transcript, Turn
+from .builder import TranscriptBuilder
+from .jsonl import MAX_LINE_BYTES, _lines, parse
+
+HARNESS = "asciicast"
+
+MAX_OUTPUT_CHARS = 32 * 1024 * 1024
+_HEADER = re.compile(r'\A\s*\{[^\n]*"version"\s*:\s*([23])\b')
+_HEADER_SIZE = re.compile(r'"(?:width|height|term)"\s*:')
+_EVENT = re.compile(r'^\[\s*-?[\d.eE+-]+\s*,\s*"[a-z]"', re.MULTILINE)
+# What the terminal shows that is no part of the stream: CSI and OSC sequences, charset and
+# keypad switches. None of them spans a line end, so line numbers survive stripping.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
+                   r"|\x1b[()][0-9A-Za-z]|\x1b[=>78cDEHM]")
+# Agents whose task is an argument of their command line, and the options that carry it.
+_AGENT_TASK_OPTIONS = {
+    "claude": ("-p", "--print"),
+    "mini": ("-t", "--task"),
+    "mini-swe-agent": ("-t", "--task"),
+    "aider": ("-m", "--message"),
+    "openhands": ("-t", "--task"),
+    "gemini": ("-p", "--prompt"),
+    "codex": ("exec",),
+}
+_NOT_STARTED = re.compile(r"^.*(?:command not found|No such file or directory|INSTALL_FAIL_STATUS"
+                          r"|not installed|Permission denied).*$", re.MULTILINE)
+
+
+def sniff(head: str) -> bool:
+    match = _HEADER.match(head)
+    if not match:
+        return False
+    first_line = head.lstrip().split("\n", 1)[0]
+    return bool(_HEADER_SIZE.search(first_line)) and (
+        bool(_EVENT.search(head)) or "\n" not in head.strip())
+
+
+@dataclasses.dataclass
+class _Recording:
+    """The events of one recording, reduced to what decoding needs."""
+
+    version: int = 2
+    start: float | None = None  # unix seconds of the first event's clock
+    output: list[str] = dataclasses.field(default_factory=list)
+    # Per output event: newlines before it, its line in the .cast, its time.
+    newlines_before: list[int] = dataclasses.field(default_factory=list)
+    event_lines: list[int] = dataclasses.field(default_factory=list)
+    event_times: list[float] = dataclasses.field(default_factory=list)
+    commands: list[tuple[str, int, float, int]] = dataclasses.field(default_factory=list)
+    bad_events: int = 0
+    cut: bool = False
+    exit_status: str | None = None
+
+
+class _Built:
+    """What `decode_file` expects of a decoder's result: something with `build()`."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self._transcript = transcript
+
+    def build(self) -> Transcript:
+        return self._transcript
+
+
+def decode(path: Path, stream: BinaryIO) -> _Built | TranscriptBuilder:
+    rec, problem = _read(stream)
+    if problem is not None:
+        b = TranscriptBuilder(str(path), HARNESS)
+        b.problem = problem
+        return b
+    raw = "".join(rec.output)
+    rec.output = []
+    inner = _inner(path, raw)
+    inner = _with_recording_times(inner, rec)
+    inner = _with_typed_task(inner, rec, raw)
+    notes = list(inner.notes)
+    if rec.bad_events:
+        notes.append(f"{rec.bad_events} event(s) of the recording were malformed and skipped")
+    if rec.cut:
+        notes.append(f"only the first {MAX_OUTPUT_CHARS // (1024 * 1024)} MiB of the recording's "
+                     f"output were read")
+    extra = dict(inner.extra)
+    extra["recording"] = f"asciicast v{rec.version}"
+    if rec.exit_status is not None:
+        extra["exit_status"] = rec.exit_status
+    return _Built(dataclasses.replace(inner, notes=tuple(notes),
+                                      extra=tuple(sorted(extra.items()))))
+
+
+# -- reading events ------------------------------------------------------------------------
+
+def _read(stream: BinaryIO) -> tuple[_Recording, ParseProblem | None]:
+    rec = _Recording()
+    lines = _lines(stream, MAX_LINE_BYTES)
+    header_line = next(lines, None)
+    try:
+        header = parse(header_line)[0] if header_line else None
+    except (ValueError, RecursionError, TypeError):
+        header = None
+    if not isinstance(header, dict):
+        return rec, ParseProblem(message="the recording's header is not a JSON object", line=1)
+    rec.version = 3 if header.get("version") == 3 else 2
+    stamp = header.get("timestamp")
+    if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+        rec.start = float(stamp)
+    clock = 0.0
+    newlines = 0
+    size = 0
+    typed: list[str] = []
+    typed_at: tuple[int, float] | None = None
+    for lineno, raw in enumerate(lines, start=2):
+        if raw is None:
+            rec.bad_events += 1
+            continue
+        if not raw.strip() or raw.lstrip().startswith(b"#"):
+            continue
+        try:
+            event = parse(raw)[0]
+        except (ValueError, RecursionError, TypeError):
+            rec.bad_events += 1
+            continue
+        if not (isinstance(event, list) and len(event) >= 3 and isinstance(event[1], str)
+                and isinstance(event[0], (int, float)) and not isinstance(event[0], bool)):
+            rec.bad_events += 1
+            continue
+        moment, code, data = event[0], event[1], event[2]
+        clock = clock + moment if rec.version == 3 else float(moment)
+        if not isinstance(data, str):
+            if code == "x":
+                rec.exit_status = str(data)[:40]
+            else:
+                rec.bad_events += 1
+            continue
+        if code == "o":
+            if size + len(data) > MAX_OUTPUT_CHARS:
+                rec.cut = True
+                continue
+            size += len(data)
+            rec.output.append(data)
+            rec.newlines_before.append(newlines)
+            rec.event_lines.append(lineno)
+            rec.event_times.append(clock)
+            newlines += data.count("\n")
+        elif code == "i":
+            # Typed input: keystrokes up to Enter (\r) make one command line.
+            for piece in re.split(r"(\r)", data):
+                if piece == "\r":
+                    if typed:
+                        rec.commands.append(("".join(typed), *(typed_at or (lineno, clock)),
+                                             len(rec.output)))
+                    typed, typed_at = [], None
+                elif piece:
+                    if typed_at is None:
+                        typed_at = (lineno, clock)
+                    if sum(map(len, typed)) < MAX_LINE_BYTES:
+                        typed.append(piece)
+        elif code == "x":
+            rec.exit_status = data[:40]
+    if typed:
+        rec.commands.append(("".join(typed), *(typed_at or (0, clock)), len(rec.output)))
+    return rec, None
+
+
+# -- the inner stream ----------------------------------------------------------------------
+
+def _inner(path: Path, raw: str) -> Transcript:
+    """The rebuilt output, decoded by whichever decoder claims it."""
+    from . import sniff as sniff_json  # the package's sniffer over every JSON decoder
+
+    text = _ANSI.sub("", raw).replace("\r\n", "\n")
+    json_lines = []
+    found = 0
+    for line in text.split("\n"):
+        stripped = line.strip().strip("\r")
+        if stripped.startswith("{") and stripped.endswith("}"):
+            json_lines.append(stripped)
+            found += 1
+        else:
+            json_lines.append("")  # keep line numbers: decoders skip blank lines silently
+    if found:
+        head = "\n".join(line for line in json_lines if line)[:64 * 1024]
+        module = sniff_json(head)
+        if module is not None and module.__name__.rpartition(".")[2] != "asciicast":
+            data = "\n".join(json_lines).encode("utf-8", errors="replace")
+            return module.decode(path, io.BytesIO(data)).build()
+    plaintext = importlib.import_module(f"{__package__}.plaintext")
+    data = raw.encode("utf-8", errors="replace")
+    return plaintext.decode(path, io.BytesIO(data)).build()
+
+
+def _iso(seconds: float) -> str | None:
+    try:
+        moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _event_for_line(rec: _Recording, line: int) -> int | None:
+    """Index of the output event in which inner line `line` (1-based) begins."""
+    if not rec.newlines_before or line < 1:
+        return None
+    return max(0, bisect.bisect_right(rec.newlines_before, line - 1) - 1)
+
+
+def _with_recording_times(inner: Transcript, rec: _Recording) -> Transcript:
+    """Turn lines point at the recording's events; event times fill missing timestamps."""
+    turns = []
+    for turn in inner.turns:
+        event = _event_for_line(rec, turn.line)
+        if event is None:
+            turns.append(turn)
+            continue
+        stamp = turn.timestamp
+        if stamp is None and rec.start is not None:
+            stamp = _iso(rec.start + rec.event_times[event])
+        turns.append(dataclasses.replace(turn, line=rec.event_lines[event], column=1,
+                                         timestamp=stamp))
+    stamps = [t.timestamp for t in turns if t.timestamp]
+    return dataclasses.replace(inner, turns=tuple(turns),
+                               started_at=min(stamps) if stamps else inner.started_at,
+                               ended_at=max(stamps) if stamps else inner.ended_at)
+
+
+def agent_task(command: str) -> tuple[str, str] | None:
+    """(agent, task) when a typed command line starts an agent with its task as an argument."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    for position, word in enumerate(words):
+        agent = word.rsplit("/", 1)[-1]
+        options = _AGENT_TASK_OPTIONS.get(agent)
+        if options is None:
+            continue
+        rest = words[position + 1:]
+        for i, arg in enumerate(rest[:-1]):
+            if arg in options and not rest[i + 1].startswith("-"):
+                return agent, rest[i + 1]
+            if arg.split("=", 1)[0] in options and "=" in arg:
+                return agent, arg.split("=", 1)[1]
+        return agent, ""
+    return None
+
+
+def _with_typed_task(inner: Transcript, rec: _Recording, raw: str) -> Transcript:
+    """Add the task typed on the agent's command line when the stream has no request, and say
+    why a recording whose agent never ran has no turns."""
+    launch = None
+    for command, line, moment, outputs_before in rec.commands:
+        found = agent_task(command)
+        if found:
+            launch = (found, line, moment, outputs_before)
+    has_request = any(t.role is Role.USER and t.meta is None for t in inner.turns)
+    turns = list(inner.turns)
+    notes = list(inner.notes)
+    problem = inner.problem
+    real = [t for t in turns if t.meta is None]
+    if launch is not None:
+        (agent, task), line, moment, outputs_before = launch
+        if task.strip() and not has_request:
+            turns = [t for t in turns if t.meta != "request-unknown"]
+            notes = [n for n in notes if not n.startswith("the request is unknown")]
+            stamp = _iso(rec.start + moment) if rec.start is not None else None
+            turns.insert(0, Turn(index=0, role=Role.USER, content=task, timestamp=stamp,
+                                 line=line, column=1))
+        if not any(t.role is not Role.USER for t in real):
+            after = "".join(_ANSI.sub("", chunk) for chunk in _output_after(rec, raw, outputs_before))
+            failure = _NOT_STARTED.search(after)
+            if failure:
+                reason = failure.group(0).strip()[:200]
+                notes = [n for n in notes if not n.startswith(("the agent never started",
+                                                               "the capture shows no agent"))]
+                notes.append(f"the agent never started: {reason}")
+                problem = None
+                turns = [t for t in turns if t.role is Role.USER][:1]
+                inner = dataclasses.replace(inner, not_started=reason)
+    elif not real and rec.commands:
+        return _shell_session(inner, rec, raw)
+    turns = [dataclasses.replace(t, index=i) for i, t in enumerate(turns, start=1)]
+    stamps = [t.timestamp for t in turns if t.timestamp]
+    return dataclasses.replace(inner, turns=tuple(turns), notes=tuple(notes), problem=problem,
+                               not_a_transcript=inner.not_a_transcript and problem is not None,
+                               started_at=min(stamps) if stamps else inner.started_at,
+                               ended_at=max(stamps) if stamps else inner.ended_at)
+
+
+def _output_after(rec: _Recording, raw: str, outputs_before: int) -> list[str]:
+    """The output printed after the output event `outputs_before` (bounded to 64 KiB)."""
+    if outputs_before >= len(rec.newlines_before):
+        return []
+    lines = raw.split("\n")
+    first = rec.newlines_before[outputs_before]
+    return ["\n".join(lines[first:first + 2000])[:64 * 1024]]
+
+
+def _shell_session(inner: Transcript, rec: _Recording, raw: str) -> Transcript:
+    """A recording of a plain shell: each typed command a shell call with what it printed."""
+    b = TranscriptBuilder(inner.source, "shell-recording")
+    text = _ANSI.sub("", raw).replace("\r\n", "\n")
+    lines = text.split("\n")
+    bounds = [rec.newlines_before[c[3]] if c[3] < len(rec.newlines_before) else len(lines)
+              for c in rec.commands] + [len(lines)]
+    for i, (command, line, moment, _) in enumerate(rec.commands):
+        command = command.strip()
+        if not command or command in ("\x04", "exit"):
+            continue
+        output_lines = lines[bounds[i]:bounds[i + 1]]
+        if output_lines and command in output_lines[0]:
+            output_lines = output_lines[1:]  # the shell's echo of the typed line
+        if output_lines and _looks_like_prompt(output_lines[-1]):
+            output_lines = output_lines[:-1]
+        stamp = _iso(rec.start + moment) if rec.start is not None else None
+        b.tool("Bash", {"command": command}, "\n".join(output_lines).strip("\n"), line=line,
+               timestamp=stamp)
+    b.note("a shell recording: no agent ran in it; each typed command is a shell call")
+    return b.build()
+
+
+def _looks_like_prompt(line: str) -> bool:
+    return bool(re.match(r"^\S+@\S+:.*[#$] ?$|^[$#>] ?$", line.strip()))
