@@ -29,10 +29,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
 from .rubric import SCALES, Rubric
+
+if TYPE_CHECKING:
+    from .model import Transcript
 
 BATCH_MARKER = "summary.jsonl"  # a directory holding this is an earlier batch and may be replaced
 MAX_NAME = 80
@@ -110,16 +113,31 @@ def _started(started_at: str | None) -> datetime | None:
 
 
 def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | None = None,
-              redact_secrets: bool = True) -> Graded:
-    """Decode, grade and render one session; never raises (a failure becomes an error row)."""
+              redact_secrets: bool = True) -> tuple[Graded, ...]:
+    """Decode one file and grade each session it holds (most files hold one); never raises
+    (a failure becomes an error row)."""
     from .decode import decode_file
+    from .decode.sessions import split
+    from .report import display_path
+
+    try:
+        transcripts = split(decode_file(path))
+    except Exception as exc:  # one file must not stop the batch
+        name = os.path.splitext(os.path.basename(path))[0] or "session"
+        return (Graded(display_path(path, redact_secrets), name, "error",
+                       f"grading failed: {type(exc).__name__}: {exc}"),)
+    return tuple(_grade_session(path, t, rubric, generated_at, since, redact_secrets)
+                 for t in transcripts)
+
+
+def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_at: str,
+                   since: datetime | None, redact_secrets: bool) -> Graded:
     from .render import render
     from .report import display_path, grade, to_json
     from .write import dump_json
 
     shown = display_path(path, redact_secrets)  # home as ~, secrets redacted, as in report.json
     try:
-        transcript = decode_file(path)
         started = _started(transcript.started_at)
         if since is not None:
             # Without a recorded start, the file's modification time stands in for it.
@@ -155,7 +173,16 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
 def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
               since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
               progress: Callable[[int, int], None] | None = None) -> Iterable[Graded]:
-    """Grade `paths` in order, over `jobs` processes; yields results in input order."""
+    """Grade `paths` in order, over `jobs` processes; yields results in input order (every
+    session of a file that holds several, in file order)."""
+    for graded in _grade_files(paths, rubric, generated_at, since=since,
+                               redact_secrets=redact_secrets, jobs=jobs, progress=progress):
+        yield from graded
+
+
+def _grade_files(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
+                 since: datetime | None, redact_secrets: bool, jobs: int,
+                 progress: Callable[[int, int], None] | None) -> Iterable[tuple[Graded, ...]]:
     work = partial(grade_one, rubric=rubric, generated_at=generated_at, since=since,
                    redact_secrets=redact_secrets)
     total = len(paths)
@@ -181,7 +208,7 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
     # which worker finished first.
     order = sorted(range(total), key=lambda i: (-_size(paths[i]), i))
     indexed = partial(_grade_indexed, work=work)
-    waiting: dict[int, Graded] = {}
+    waiting: dict[int, tuple[Graded, ...]] = {}
     next_index = 0
     with multiprocessing.get_context().Pool(min(jobs, total)) as pool:
         for done, (index, graded) in enumerate(
@@ -194,7 +221,8 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
                 next_index += 1
 
 
-def _grade_indexed(item: tuple[int, str], work: Callable[[str], Graded]) -> tuple[int, Graded]:
+def _grade_indexed(item: tuple[int, str], work: Callable[[str], tuple[Graded, ...]]
+                   ) -> tuple[int, tuple[Graded, ...]]:
     index, path = item
     return index, work(path)
 

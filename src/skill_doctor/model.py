@@ -119,6 +119,9 @@ class Transcript:
     # When the file holds several sessions one after another: how many, and which one (1-based)
     # this transcript is.
     part: tuple[int, int] | None = None
+    # Where each session of a file holding several begins: (first turn index, session id or
+    # None, start time or None). Empty for a file holding one session.
+    session_starts: tuple[tuple[int, str | None, str | None], ...] = ()
 
     @property
     def real_turns(self) -> tuple[Turn, ...]:

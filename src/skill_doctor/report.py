@@ -161,6 +161,9 @@ def to_json(report: Report) -> dict[str, Any]:
         "started_at": t.started_at if t else None,
         "ended_at": t.ended_at if t else None,
     }
+    if t is not None and t.part is not None:
+        # The file holds several sessions one after another: which one this is, of how many.
+        session["in_file"] = {"sessions": t.part[1], "graded": t.part[0]}
     scores: dict[str, Any] = {}
     for scale in report.scores.scales():
         criteria = {}

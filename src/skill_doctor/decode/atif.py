@@ -55,9 +55,16 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     if isinstance(agent.get("version"), str):
         b.extra["version"] = agent["version"]
     agent_extra = agent.get("extra") if isinstance(agent.get("extra"), dict) else {}
+    # The project is where the run started: the first step's cwd (`agent.extra.cwds` is a
+    # set of every folder the agent moved to, in no particular order).
+    for step in items(data["steps"]):
+        step_extra = step.get("extra") if isinstance(step, dict) else None
+        if isinstance(step_extra, dict) and isinstance(step_extra.get("cwd"), str):
+            b.cwd = step_extra["cwd"]
+            break
     cwds = [c for c in items(agent_extra.get("cwds")) if isinstance(c, str)]
-    if cwds:
-        b.cwd = cwds[0]
+    if b.cwd is None and cwds:
+        b.cwd = cwds[-1] if len(cwds) > 1 else cwds[0]
     branches = [g for g in items(agent_extra.get("git_branches")) if isinstance(g, str) and g]
     if branches:
         b.extra["branch"] = branches[0]

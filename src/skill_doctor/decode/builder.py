@@ -66,6 +66,7 @@ class TranscriptBuilder:
         # Set by decoders whose harness answers every call it runs (Claude Code): a call left
         # without a result while later calls got theirs was only announced, never run.
         self.drop_unanswered_calls = False
+        self._session_starts: list[tuple[dict[str, Any] | None, str | None, str | None]] = []
 
     # -- what decoders call -------------------------------------------------------------
 
@@ -143,6 +144,13 @@ class TranscriptBuilder:
     def has_open_call(self, call_id: str) -> bool:
         return call_id in self._open_calls
 
+    def session_start(self, session_id: str | None = None, started_at: str | None = None) -> None:
+        """A new session begins here (files that append sessions: Aider, SpecStory, Gemini).
+
+        Remembered by the turn that comes next, so later drops and inserts keep it in place.
+        """
+        self._session_starts.append((None, session_id, started_at))
+
     def skip(self, what: str, count: int = 1) -> None:
         """Count a record kept out of the turn list (summaries, progress, sidechains ...)."""
         self._skipped[what[:_SKIP_KEY_CHARS]] += count
@@ -161,9 +169,14 @@ class TranscriptBuilder:
     def build(self) -> Transcript:
         if self.drop_unanswered_calls and self._open_calls:
             self._drop_announced_calls()
+        starts_by_draft = {id(d): (sid, start) for d, sid, start in self._session_starts
+                           if d is not None}
+        session_starts = []
         turns = []
         drafts = self._turns
         for index, draft in enumerate(drafts, start=1):
+            if id(draft) in starts_by_draft:
+                session_starts.append((index, *starts_by_draft[id(draft)]))
             draft.pop("merge_key", None)
             if draft["role"] is Role.TOOL and "kind" not in draft:
                 self._finish_tool(draft)
@@ -178,6 +191,7 @@ class TranscriptBuilder:
             cwd=self.cwd, model=self.model, notes=tuple(self._notes),
             skipped=tuple(sorted(self._skipped.items())), problem=self.problem,
             not_a_transcript=self.not_a_transcript, extra=tuple(sorted(self.extra.items())),
+            session_starts=tuple(session_starts) if len(session_starts) > 1 else (),
         )
 
     # -- internals ------------------------------------------------------------------------
@@ -203,6 +217,12 @@ class TranscriptBuilder:
     def _add(self, **fields: Any) -> dict[str, Any]:
         self.seen_time(fields.get("timestamp"))
         self._turns.append(fields)
+        if self._session_starts and self._session_starts[-1][0] is None:
+            # The sessions announced since the last turn: the latest one owns this turn.
+            while len(self._session_starts) > 1 and self._session_starts[-2][0] is None:
+                del self._session_starts[-2]
+            _, sid, start = self._session_starts[-1]
+            self._session_starts[-1] = (fields, sid, start)
         return fields
 
     def _fill(self, turn: dict[str, Any], output: str | None, is_error: bool,

@@ -38,8 +38,9 @@ def decode_text(source: str, text: str) -> TranscriptBuilder:
     for block in blocks:
         if block.kind == "session":
             state.close()
-            stamp = block.header.split("started at", 1)[1].strip()
-            b.seen_time(stamp.replace(" ", "T"))
+            stamp = block.header.split("started at", 1)[1].strip().replace(" ", "T")
+            b.seen_time(stamp)
+            b.session_start(started_at=stamp)  # histories append every session to one file
             for part in block.parts:
                 if part.type == "CONSOLE":
                     for line in _console_lines(str(part)):
