@@ -14,6 +14,7 @@ is parsed whole, so only its first `MAX_TEXT_BYTES` are read (cut at a line end,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import io
 import os
@@ -34,9 +35,13 @@ def _module(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
 
+# Plain-text dialects `--harness` can force by name, and the dialect module of each.
+TEXT_DIALECTS: dict[str, str] = {"aider": "text_aider", "specstory": "text_specstory"}
+
+
 def harness_names() -> list[str]:
     """Names accepted by `--harness`."""
-    return [_module(name).HARNESS for name in (*DECODERS, TEXT_DECODER)]
+    return [_module(name).HARNESS for name in (*DECODERS, TEXT_DECODER)] + list(TEXT_DIALECTS)
 
 
 def sniff(head: str) -> ModuleType | None:
@@ -130,6 +135,13 @@ def _forced(harness: str) -> ModuleType:
         module = _module(name)
         if module.HARNESS == harness:
             return module
+    if harness in TEXT_DIALECTS:
+        # The plain-text front end with its dialect chosen, read like any plain text.
+        text = _module(TEXT_DECODER)
+        forced = ModuleType(text.__name__)
+        forced.HARNESS = harness
+        forced.decode = functools.partial(text.decode, forced_dialect=TEXT_DIALECTS[harness])
+        return forced
     raise ValueError(f"unknown harness {harness!r}; known: {', '.join(harness_names())}")
 
 

@@ -31,19 +31,21 @@ import bisect
 import dataclasses
 import importlib
 import io
+import json
 import re
 import shlex
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import BinaryIO
 
-from ..model import ParseProblem, Role, Transcript, Turn
+from ..model import ParseProblem, Role
 from .builder import TranscriptBuilder
 from .jsonl import MAX_LINE_BYTES, _lines, parse
 
 HARNESS = "asciicast"
 
 MAX_OUTPUT_CHARS = 32 * 1024 * 1024
+_BATCH_BYTES = 4 * 1024 * 1024  # events parsed per call into the JSON parser
 _HEADER = re.compile(r'\A\s*\{[^\n]*"version"\s*:\s*([23])\b')
 _HEADER_SIZE = re.compile(r'"(?:width|height|term)"\s*:')
 _EVENT = re.compile(r'^\[\s*-?[\d.eE+-]+\s*,\s*"[a-z]"', re.MULTILINE)
@@ -91,17 +93,7 @@ class _Recording:
     exit_status: str | None = None
 
 
-class _Built:
-    """What `decode_file` expects of a decoder's result: something with `build()`."""
-
-    def __init__(self, transcript: Transcript) -> None:
-        self._transcript = transcript
-
-    def build(self) -> Transcript:
-        return self._transcript
-
-
-def decode(path: Path, stream: BinaryIO) -> _Built | TranscriptBuilder:
+def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     rec, problem = _read(stream)
     if problem is not None:
         b = TranscriptBuilder(str(path), HARNESS)
@@ -109,21 +101,18 @@ def decode(path: Path, stream: BinaryIO) -> _Built | TranscriptBuilder:
         return b
     raw = "".join(rec.output)
     rec.output = []
-    inner = _inner(path, raw)
-    inner = _with_recording_times(inner, rec)
-    inner = _with_typed_task(inner, rec, raw)
-    notes = list(inner.notes)
+    b = _inner(path, raw)
+    _with_recording_times(b, rec)
+    b = _with_typed_task(b, rec, raw)
     if rec.bad_events:
-        notes.append(f"{rec.bad_events} event(s) of the recording were malformed and skipped")
+        b.note(f"{rec.bad_events} event(s) of the recording were malformed and skipped")
     if rec.cut:
-        notes.append(f"only the first {MAX_OUTPUT_CHARS // (1024 * 1024)} MiB of the recording's "
-                     f"output were read")
-    extra = dict(inner.extra)
-    extra["recording"] = f"asciicast v{rec.version}"
+        b.note(f"only the first {MAX_OUTPUT_CHARS // (1024 * 1024)} MiB of the recording's "
+               f"output were read")
+    b.extra["recording"] = f"asciicast v{rec.version}"
     if rec.exit_status is not None:
-        extra["exit_status"] = rec.exit_status
-    return _Built(dataclasses.replace(inner, notes=tuple(notes),
-                                      extra=tuple(sorted(extra.items()))))
+        b.extra["exit_status"] = rec.exit_status
+    return b
 
 
 # -- reading events ------------------------------------------------------------------------
@@ -142,75 +131,118 @@ def _read(stream: BinaryIO) -> tuple[_Recording, ParseProblem | None]:
     stamp = header.get("timestamp")
     if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
         rec.start = float(stamp)
-    clock = 0.0
-    newlines = 0
-    size = 0
-    typed: list[str] = []
+    state = _EventState()
+    for lineno, event in _events(lines, rec):
+        _event(rec, state, lineno, event)
+    if state.typed:
+        rec.commands.append(("".join(state.typed), *(state.typed_at or (0, state.clock)),
+                             len(rec.output)))
+    return rec, None
+
+
+@dataclasses.dataclass
+class _EventState:
+    clock: float = 0.0
+    newlines: int = 0
+    size: int = 0
+    typed: list[str] = dataclasses.field(default_factory=list)
     typed_at: tuple[int, float] | None = None
+
+
+def _events(lines, rec: _Recording):
+    """(line number, event) of every well-formed event, in order.
+
+    Events are parsed a batch at a time as one JSON array (one call into the parser for
+    thousands of lines); a batch holding a malformed line is parsed line by line instead, so
+    the bad line is counted and skipped and the others are kept.
+    """
+    batch: list[tuple[int, bytes]] = []
+    size = 0
     for lineno, raw in enumerate(lines, start=2):
         if raw is None:
-            rec.bad_events += 1
+            rec.bad_events += 1  # longer than the line limit, read past unparsed
             continue
-        if not raw.strip() or raw.lstrip().startswith(b"#"):
+        raw = raw.strip()
+        if not raw or raw.startswith(b"#"):
             continue
+        batch.append((lineno, raw))
+        size += len(raw)
+        if size >= _BATCH_BYTES:
+            yield from _parse_batch(batch, rec)
+            batch, size = [], 0
+    yield from _parse_batch(batch, rec)
+
+
+def _parse_batch(batch: list[tuple[int, bytes]], rec: _Recording):
+    if not batch:
+        return
+    try:
+        values = json.loads(b"[" + b",".join(raw for _, raw in batch) + b"]")
+    except (ValueError, RecursionError):
+        values = None
+    if isinstance(values, list) and len(values) == len(batch):
+        for (lineno, _), value in zip(batch, values):
+            yield lineno, value
+        return
+    for lineno, raw in batch:
         try:
-            event = parse(raw)[0]
+            yield lineno, parse(raw)[0]
         except (ValueError, RecursionError, TypeError):
             rec.bad_events += 1
-            continue
-        if not (isinstance(event, list) and len(event) >= 3 and isinstance(event[1], str)
-                and isinstance(event[0], (int, float)) and not isinstance(event[0], bool)):
+
+
+def _event(rec: _Recording, state: _EventState, lineno: int, event: object) -> None:
+    if not (isinstance(event, list) and len(event) >= 3 and isinstance(event[1], str)
+            and isinstance(event[0], (int, float)) and not isinstance(event[0], bool)):
+        rec.bad_events += 1
+        return
+    moment, code, data = event[0], event[1], event[2]
+    state.clock = state.clock + moment if rec.version == 3 else float(moment)
+    if not isinstance(data, str):
+        if code == "x":
+            rec.exit_status = str(data)[:40]
+        else:
             rec.bad_events += 1
-            continue
-        moment, code, data = event[0], event[1], event[2]
-        clock = clock + moment if rec.version == 3 else float(moment)
-        if not isinstance(data, str):
-            if code == "x":
-                rec.exit_status = str(data)[:40]
-            else:
-                rec.bad_events += 1
-            continue
-        if code == "o":
-            if size + len(data) > MAX_OUTPUT_CHARS:
-                rec.cut = True
-                continue
-            size += len(data)
-            rec.output.append(data)
-            rec.newlines_before.append(newlines)
-            rec.event_lines.append(lineno)
-            rec.event_times.append(clock)
-            newlines += data.count("\n")
-        elif code == "i":
-            # Typed input: keystrokes up to Enter (\r) make one command line.
-            for piece in re.split(r"(\r)", data):
-                if piece == "\r":
-                    if typed:
-                        rec.commands.append(("".join(typed), *(typed_at or (lineno, clock)),
-                                             len(rec.output)))
-                    typed, typed_at = [], None
-                elif piece:
-                    if typed_at is None:
-                        typed_at = (lineno, clock)
-                    if sum(map(len, typed)) < MAX_LINE_BYTES:
-                        typed.append(piece)
-        elif code == "x":
-            rec.exit_status = data[:40]
-    if typed:
-        rec.commands.append(("".join(typed), *(typed_at or (0, clock)), len(rec.output)))
-    return rec, None
+        return
+    if code == "o":
+        if state.size + len(data) > MAX_OUTPUT_CHARS:
+            rec.cut = True
+            return
+        state.size += len(data)
+        rec.output.append(data)
+        rec.newlines_before.append(state.newlines)
+        rec.event_lines.append(lineno)
+        rec.event_times.append(state.clock)
+        state.newlines += data.count("\n")
+    elif code == "i":
+        # Typed input: keystrokes up to Enter (\r) make one command line.
+        for piece in re.split(r"(\r)", data):
+            if piece == "\r":
+                if state.typed:
+                    rec.commands.append(("".join(state.typed),
+                                         *(state.typed_at or (lineno, state.clock)),
+                                         len(rec.output)))
+                state.typed, state.typed_at = [], None
+            elif piece:
+                if state.typed_at is None:
+                    state.typed_at = (lineno, state.clock)
+                if sum(map(len, state.typed)) < MAX_LINE_BYTES:
+                    state.typed.append(piece)
+    elif code == "x":
+        rec.exit_status = data[:40]
 
 
 # -- the inner stream ----------------------------------------------------------------------
 
-def _inner(path: Path, raw: str) -> Transcript:
-    """The rebuilt output, decoded by whichever decoder claims it."""
+def _inner(path: Path, raw: str) -> TranscriptBuilder:
+    """The rebuilt output, decoded by whichever decoder claims it (not built yet)."""
     from . import sniff as sniff_json  # the package's sniffer over every JSON decoder
 
     text = _ANSI.sub("", raw).replace("\r\n", "\n")
     json_lines = []
     found = 0
     for line in text.split("\n"):
-        stripped = line.strip().strip("\r")
+        stripped = line.strip()
         if stripped.startswith("{") and stripped.endswith("}"):
             json_lines.append(stripped)
             found += 1
@@ -221,10 +253,9 @@ def _inner(path: Path, raw: str) -> Transcript:
         module = sniff_json(head)
         if module is not None and module.__name__.rpartition(".")[2] != "asciicast":
             data = "\n".join(json_lines).encode("utf-8", errors="replace")
-            return module.decode(path, io.BytesIO(data)).build()
+            return module.decode(path, io.BytesIO(data))
     plaintext = importlib.import_module(f"{__package__}.plaintext")
-    data = raw.encode("utf-8", errors="replace")
-    return plaintext.decode(path, io.BytesIO(data)).build()
+    return plaintext.decode(path, io.BytesIO(raw.encode("utf-8", errors="replace")))
 
 
 def _iso(seconds: float) -> str | None:
@@ -242,23 +273,19 @@ def _event_for_line(rec: _Recording, line: int) -> int | None:
     return max(0, bisect.bisect_right(rec.newlines_before, line - 1) - 1)
 
 
-def _with_recording_times(inner: Transcript, rec: _Recording) -> Transcript:
+def _with_recording_times(b: TranscriptBuilder, rec: _Recording) -> None:
     """Turn lines point at the recording's events; event times fill missing timestamps."""
-    turns = []
-    for turn in inner.turns:
-        event = _event_for_line(rec, turn.line)
+    def change(turn: dict) -> None:
+        event = _event_for_line(rec, turn.get("line") or 0)
         if event is None:
-            turns.append(turn)
-            continue
-        stamp = turn.timestamp
-        if stamp is None and rec.start is not None:
-            stamp = _iso(rec.start + rec.event_times[event])
-        turns.append(dataclasses.replace(turn, line=rec.event_lines[event], column=1,
-                                         timestamp=stamp))
-    stamps = [t.timestamp for t in turns if t.timestamp]
-    return dataclasses.replace(inner, turns=tuple(turns),
-                               started_at=min(stamps) if stamps else inner.started_at,
-                               ended_at=max(stamps) if stamps else inner.ended_at)
+            return
+        turn["line"] = rec.event_lines[event]
+        turn["column"] = 1
+        if turn.get("timestamp") is None and rec.start is not None:
+            turn["timestamp"] = _iso(rec.start + rec.event_times[event])
+            b.seen_time(turn["timestamp"])
+
+    b.remap(change)
 
 
 def agent_task(command: str) -> tuple[str, str] | None:
@@ -282,7 +309,7 @@ def agent_task(command: str) -> tuple[str, str] | None:
     return None
 
 
-def _with_typed_task(inner: Transcript, rec: _Recording, raw: str) -> Transcript:
+def _with_typed_task(b: TranscriptBuilder, rec: _Recording, raw: str) -> TranscriptBuilder:
     """Add the task typed on the agent's command line when the stream has no request, and say
     why a recording whose agent never ran has no turns."""
     launch = None
@@ -290,50 +317,54 @@ def _with_typed_task(inner: Transcript, rec: _Recording, raw: str) -> Transcript
         found = agent_task(command)
         if found:
             launch = (found, line, moment, outputs_before)
-    has_request = any(t.role is Role.USER and t.meta is None for t in inner.turns)
-    turns = list(inner.turns)
-    notes = list(inner.notes)
-    problem = inner.problem
-    real = [t for t in turns if t.meta is None]
-    if launch is not None:
-        (agent, task), line, moment, outputs_before = launch
-        if task.strip() and not has_request:
-            turns = [t for t in turns if t.meta != "request-unknown"]
-            notes = [n for n in notes if not n.startswith("the request is unknown")]
-            stamp = _iso(rec.start + moment) if rec.start is not None else None
-            turns.insert(0, Turn(index=0, role=Role.USER, content=task, timestamp=stamp,
-                                 line=line, column=1))
-        if not any(t.role is not Role.USER for t in real):
-            after = "".join(_ANSI.sub("", chunk) for chunk in _output_after(rec, raw, outputs_before))
-            failure = _NOT_STARTED.search(after)
-            if failure:
-                reason = failure.group(0).strip()[:200]
-                notes = [n for n in notes if not n.startswith(("the agent never started",
-                                                               "the capture shows no agent"))]
-                notes.append(f"the agent never started: {reason}")
-                problem = None
-                turns = [t for t in turns if t.role is Role.USER][:1]
-                inner = dataclasses.replace(inner, not_started=reason)
-    elif not real and rec.commands:
-        return _shell_session(inner, rec, raw)
-    turns = [dataclasses.replace(t, index=i) for i, t in enumerate(turns, start=1)]
-    stamps = [t.timestamp for t in turns if t.timestamp]
-    return dataclasses.replace(inner, turns=tuple(turns), notes=tuple(notes), problem=problem,
-                               not_a_transcript=inner.not_a_transcript and problem is not None,
-                               started_at=min(stamps) if stamps else inner.started_at,
-                               ended_at=max(stamps) if stamps else inner.ended_at)
+    if launch is None:
+        if not b.has_work and rec.commands:
+            return _shell_session(b, rec, raw)
+        return b
+    (agent, task), line, moment, outputs_before = launch
+    if task.strip() and not b.has_request:
+        b.retain(lambda d: d.get("meta") != "request-unknown")
+        b.drop_notes("the request is unknown")
+        b.user(task, line=line, first=True,
+               timestamp=_iso(rec.start + moment) if rec.start is not None else None)
+        if rec.start is not None:
+            b.seen_time(_iso(rec.start + moment))
+    if not b.has_work:
+        after = _ANSI.sub("", _output_after(rec, raw, outputs_before))
+        failure = _NOT_STARTED.search(after)
+        if failure:
+            b.not_started = failure.group(0).strip()[:200]
+            b.drop_notes("the agent never started", "the capture shows no agent")
+            b.note(f"the agent never started: {b.not_started}")
+            b.problem = None
+            b.not_a_transcript = False
+            first_request = [True]
+
+            def keep(d: dict) -> bool:  # the typed task, and nothing a failed start printed
+                if d["role"] is Role.USER and d.get("meta") is None and first_request[0]:
+                    first_request[0] = False
+                    return True
+                return False
+            b.retain(keep)
+        elif b.problem is None and not b.not_started:
+            lines = [line for line in after.split("\n") if line.strip()]
+            b.problem = ParseProblem(
+                message=f"the agent ({agent}) was started, but none of its turns are in the "
+                        f"recording: after its command line it printed {len(lines)} lines that "
+                        f"no decoder reads", line=line, column=1)
+    return b
 
 
-def _output_after(rec: _Recording, raw: str, outputs_before: int) -> list[str]:
+def _output_after(rec: _Recording, raw: str, outputs_before: int) -> str:
     """The output printed after the output event `outputs_before` (bounded to 64 KiB)."""
     if outputs_before >= len(rec.newlines_before):
-        return []
+        return ""
     lines = raw.split("\n")
     first = rec.newlines_before[outputs_before]
-    return ["\n".join(lines[first:first + 2000])[:64 * 1024]]
+    return "\n".join(lines[first:first + 2000])[:64 * 1024]
 
 
-def _shell_session(inner: Transcript, rec: _Recording, raw: str) -> Transcript:
+def _shell_session(inner: TranscriptBuilder, rec: _Recording, raw: str) -> TranscriptBuilder:
     """A recording of a plain shell: each typed command a shell call with what it printed."""
     b = TranscriptBuilder(inner.source, "shell-recording")
     text = _ANSI.sub("", raw).replace("\r\n", "\n")
@@ -353,7 +384,7 @@ def _shell_session(inner: Transcript, rec: _Recording, raw: str) -> Transcript:
         b.tool("Bash", {"command": command}, "\n".join(output_lines).strip("\n"), line=line,
                timestamp=stamp)
     b.note("a shell recording: no agent ran in it; each typed command is a shell call")
-    return b.build()
+    return b
 
 
 def _looks_like_prompt(line: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .. import tools
 from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn
@@ -67,6 +67,7 @@ class TranscriptBuilder:
         # without a result while later calls got theirs was only announced, never run.
         self.drop_unanswered_calls = False
         self._session_starts: list[tuple[dict[str, Any] | None, str | None, str | None]] = []
+        self.not_started: str | None = None  # why the agent never ran, when the log says
 
     # -- what decoders call -------------------------------------------------------------
 
@@ -87,6 +88,15 @@ class TranscriptBuilder:
             self._turns.insert(0, fields)
             return
         self._add(**fields)
+
+    @property
+    def has_work(self) -> bool:
+        """Whether anything but user text has been seen (an answer or a tool call)."""
+        return any(d["role"] is not Role.USER and d.get("meta") is None for d in self._turns)
+
+    def drop_notes(self, *prefixes: str) -> None:
+        """Withdraw notes a later finding made untrue (a container knows more than its content)."""
+        self._notes = [n for n in self._notes if not n.startswith(prefixes)]
 
     @property
     def has_request(self) -> bool:
@@ -164,6 +174,18 @@ class TranscriptBuilder:
     def turn_count(self) -> int:
         return len(self._turns)
 
+    def remap(self, change: Callable[[dict[str, Any]], None]) -> None:
+        """Let a container decoder rewrite each turn's `line` and `timestamp` in place (a
+        recording maps the lines of the stream it rebuilt back to its own events)."""
+        for draft in self._turns:
+            change(draft)
+
+    def retain(self, keep: Callable[[dict[str, Any]], bool]) -> None:
+        """Keep only the turns `keep` accepts (read-only use of each turn's fields)."""
+        self._turns = [d for d in self._turns if keep(d)]
+        kept = {id(d) for d in self._turns}
+        self._open_calls = {k: d for k, d in self._open_calls.items() if id(d) in kept}
+
     # -- result ---------------------------------------------------------------------------
 
     def build(self) -> Transcript:
@@ -192,6 +214,7 @@ class TranscriptBuilder:
             skipped=tuple(sorted(self._skipped.items())), problem=self.problem,
             not_a_transcript=self.not_a_transcript, extra=tuple(sorted(self.extra.items())),
             session_starts=tuple(session_starts) if len(session_starts) > 1 else (),
+            not_started=self.not_started,
         )
 
     # -- internals ------------------------------------------------------------------------

@@ -209,19 +209,18 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
 
 
 def _blocks_key(message: Any) -> tuple:
-    """What tells apart two lines sharing a uuid: their content blocks' types and ids."""
-    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+    """What tells apart two lines sharing a uuid: their first content block's type and id
+    (or text length). Cheap, as it is computed for every line."""
+    if not isinstance(message, dict):
         return ()
-    key = []
-    for block in message["content"][:8]:
-        if not isinstance(block, dict):
-            key.append(None)
-            continue
-        ident = block.get("id") or block.get("tool_use_id")  # retyped fields must still hash
-        text = block.get("text") or block.get("thinking")
-        key.append((text_or_none(block.get("type")), text_or_none(ident),
-                    len(text) if isinstance(text, str) else 0))
-    return tuple(key)
+    content = message.get("content")
+    if not isinstance(content, list) or not content or not isinstance(content[0], dict):
+        return (len(content) if isinstance(content, (list, str)) else 0,)
+    block = content[0]
+    ident = block.get("id") or block.get("tool_use_id")  # retyped fields must still hash
+    text = block.get("text") or block.get("thinking")
+    return (len(content), text_or_none(block.get("type")), text_or_none(ident),
+            len(text) if isinstance(text, str) else 0)
 
 
 def _assistant(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: str | None,
