@@ -182,3 +182,19 @@ def test_a_recording_whose_agent_printed_nothing_readable_is_a_parse_error(tmp_p
     assert t.not_started is None
     assert t.problem.message.startswith("the agent (claude) was started, but none of its turns")
     assert grade(t, rubric.load(), "2026-01-01T00:00:00Z").status == "parse_error"
+
+
+def test_output_past_the_bound_is_cut_with_a_note_and_keystroke_floods_stay_bounded(
+        tmp_path, monkeypatch):
+    from skill_doctor.decode import asciicast
+
+    monkeypatch.setattr(asciicast, "MAX_OUTPUT_CHARS", 200)
+    monkeypatch.setattr(asciicast, "MAX_TYPED_CHARS", 50)
+    header = {"version": 2, "width": 80, "height": 24}
+    evs = [[i * 0.001, "i", "x"] for i in range(5000)] + [[5.0, "i", "\r"]]
+    evs += [[5.0 + i, "o", "line of output\r\n"] for i in range(100)]
+    t = decode_file(write_cast(tmp_path / "big.cast", header, evs))
+    assert any(n.startswith("only the first 0 MiB of the recording's output") for n in t.notes)
+    shell = next(x for x in t.turns if x.role is Role.TOOL)
+    assert shell.command == "x" * 50
+    assert t.turns[0].timestamp is None  # no start time in the header: no invented times

@@ -82,3 +82,21 @@ def test_content_blocks_sharing_a_uuid_are_not_duplicates(tmp_path):
     assert bash.command == "ls" and bash.tool_output == "a.txt" and bash.exit_code == 0
     assert dict(t.skipped)["duplicate"] == 1
     assert "tool results without a matching call" not in t.notes
+
+
+def test_a_headless_run_with_one_call_is_graded_not_too_short(tmp_path):
+    from skill_doctor import rubric
+    from skill_doctor.report import grade
+
+    t = _stream(
+        tmp_path,
+        {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/app/a.png"}}]},
+         "parent_tool_use_id": None, "session_id": SID},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "[image]"}]},
+         "parent_tool_use_id": None, "session_id": SID})
+    # the unknown request and the call: the agent ran, so the run is scored (its request
+    # unknown), unlike a file holding one turn
+    report = grade(t, rubric.load(), "2026-01-01T00:00:00Z", overview=False)
+    assert report.status == "ok"

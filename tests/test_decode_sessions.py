@@ -71,6 +71,8 @@ def test_check_and_batch_grade_each_session_with_its_own_id(tmp_path, capsys):
     data = json.loads(out)
     assert [s["session"]["id"] for s in data["sessions"]] == [
         "sessions.aider.chat.history#1", "sessions.aider.chat.history#2"]
+    assert [s["session"]["in_file"] for s in data["sessions"]] == [
+        {"sessions": 2, "graded": 1}, {"sessions": 2, "graded": 2}]
     code, out, _ = run_cli(["check", str(HISTORY), "--exit-zero"], tmp_path, capsys)
     assert "(session 1 of 2, sessions.aider.chat.history#1):" in out
     assert "Checked 2 sessions" in out

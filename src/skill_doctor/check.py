@@ -260,7 +260,9 @@ def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float]) -> 
             "failures": list(check.failures),
             "session": {"id": report.session_id if t else None,
                         "harness": t.harness if t else None,
-                        "turns": len(t.turns) if t else 0},
+                        "turns": len(t.turns) if t else 0,
+                        **({"in_file": {"sessions": t.part[1], "graded": t.part[0]}}
+                           if t is not None and t.part is not None else {})},
             "scores": {s.name: (None if s.score is None else
                                 (int(s.score) if float(s.score).is_integer() else s.score))
                        for s in report.scores.scales()},

@@ -74,7 +74,9 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
 
 def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
            redact_secrets: bool, with_overview: bool = True) -> Report:
-    real = transcript.real_turns
+    # A request known to exist but absent from the log (a headless run takes it on its
+    # command line) is a turn of the session all the same: with one call it is no 1-turn stub.
+    real = [t for t in transcript.turns if t.meta is None or t.meta == "request-unknown"]
     problem = transcript.problem
     if problem is not None and (transcript.not_a_transcript or len(real) < MIN_TURNS):
         where = f" (line {problem.line}, column {problem.column})" if problem.line else ""

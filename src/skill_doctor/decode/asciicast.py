@@ -46,6 +46,7 @@ HARNESS = "asciicast"
 
 MAX_OUTPUT_CHARS = 32 * 1024 * 1024
 _BATCH_BYTES = 4 * 1024 * 1024  # events parsed per call into the JSON parser
+MAX_TYPED_CHARS = 1024 * 1024  # of one typed command line; the rest is dropped
 _HEADER = re.compile(r'\A\s*\{[^\n]*"version"\s*:\s*([23])\b')
 _HEADER_SIZE = re.compile(r'"(?:width|height|term)"\s*:')
 _EVENT = re.compile(r'^\[\s*-?[\d.eE+-]+\s*,\s*"[a-z]"', re.MULTILINE)
@@ -146,6 +147,7 @@ class _EventState:
     newlines: int = 0
     size: int = 0
     typed: list[str] = dataclasses.field(default_factory=list)
+    typed_chars: int = 0  # length of `typed`, kept so a flood of keystrokes stays linear
     typed_at: tuple[int, float] | None = None
 
 
@@ -222,12 +224,13 @@ def _event(rec: _Recording, state: _EventState, lineno: int, event: object) -> N
                     rec.commands.append(("".join(state.typed),
                                          *(state.typed_at or (lineno, state.clock)),
                                          len(rec.output)))
-                state.typed, state.typed_at = [], None
+                state.typed, state.typed_chars, state.typed_at = [], 0, None
             elif piece:
                 if state.typed_at is None:
                     state.typed_at = (lineno, state.clock)
-                if sum(map(len, state.typed)) < MAX_LINE_BYTES:
+                if state.typed_chars < MAX_TYPED_CHARS:
                     state.typed.append(piece)
+                    state.typed_chars += len(piece)
     elif code == "x":
         rec.exit_status = data[:40]
 

@@ -6,7 +6,12 @@ slash-command wrappers, compaction summaries) looks like user text; sidechain (s
 and bookkeeping records (`summary`, `progress`, `file-history-snapshot`, `queue-operation`)
 share the file. Real user requests stay `meta=None`; everything injected is kept but marked.
 The headless `claude -p --output-format stream-json` log has the same message shapes with a
-snake_case envelope, so it is read here too.
+snake_case envelope, so it is read here too. It has no user record (the request is on the
+command line): the request is then a `request-unknown` turn, never other text such as a
+skill's loaded instructions ("Base directory for this skill: ..."). Some versions give every
+content block of a message the message's uuid, and a streaming proxy can announce calls it
+never runs (their ids issued again, or left without a result while later calls got theirs):
+those are dropped.
 """
 
 from __future__ import annotations

@@ -8,6 +8,16 @@ it for the diff-fenced format). A console `> Applied edit to <path>` is the edit
 `> The LLM did not conform …` / `Failed to apply` mark it failed. `> Commit <hash> <msg>`
 (Aider's automatic commit) is a tool turn with meta="auto-commit". Other console output
 (banners, token counts, `Added x to the chat`) is counted, not turned into turns.
+
+The other edit formats are fences that count as edits only once aider says it applied them:
+a whole-file fence under a file name (`whole` format) becomes a Write of that file, a
+```diff fence (`udiff` format) an Edit per file with its hunks. Commands are Bash calls:
+`/run`, `/test` and `!` typed by the user (their console output, when logged, is the result;
+`/test` adds its output to the chat only on a non-zero exit, so an added output means it
+failed) and a command the model proposed that the user let run (`Running <cmd>`).
+
+Each `# aider chat started at` begins a session (`TranscriptBuilder.session_start`): a
+history holds every session run in that folder.
 """
 
 from __future__ import annotations
@@ -82,6 +92,7 @@ class _State:
         # (`whole` format) and unified diffs (`udiff`), by path, latest last.
         self.candidates: list[tuple[str, str, Any, int]] = []  # (path, kind, payload, line)
         self.run: tuple[str, str, int] | None = None  # a /run or /test awaiting its output
+        self.created: set[str] = set()  # files aider asked to create ("Create new file? y")
 
     def prompt(self, block: Block) -> None:
         lines = [re.sub(r"^####[ \t]?", "", l).rstrip() for l in block.header.rstrip("\n").split("\n")]
@@ -165,6 +176,9 @@ class _State:
             self.command_result(lines, line)
         running: tuple[str, int, list[str]] | None = None
         for offset, entry in enumerate(lines):
+            if entry.startswith("Create new file?") and entry.rstrip().endswith(("y", "Yes")) \
+                    and offset:
+                self.created.add(lines[offset - 1])
             applied = _APPLIED.match(entry)
             if running is not None and (applied or _COMMIT.match(entry) or
                                         _RUN_NOTICE.match(entry) or entry.startswith("Run shell")):
@@ -209,7 +223,11 @@ class _State:
                 continue
             del self.candidates[index]
             if kind == "whole":
-                self.b.tool("Write", {"file_path": path, "content": payload}, entry, line=cand_line)
+                # A whole-file rewrite of a file that existed: its old text is not in the log.
+                self.b.tool("Write", {"file_path": path, "content": payload}, entry,
+                            result={"type": "create" if path in self.created else "update"},
+                            line=cand_line)
+                self.created.discard(path)  # created once; later rewrites update it
             else:
                 old, new, structured = _hunk_texts(payload)
                 self.b.tool("Edit", {"file_path": path, "old_string": old, "new_string": new},
