@@ -40,7 +40,7 @@ from typing import BinaryIO
 
 from ..model import ParseProblem, Role
 from .builder import TranscriptBuilder
-from .jsonl import MAX_LINE_BYTES, _lines, parse
+from .jsonl import _ORJSON_MAX_OPENERS, MAX_LINE_BYTES, _lines, _orjson, parse
 
 HARNESS = "asciicast"
 
@@ -133,7 +133,25 @@ def _read(stream: BinaryIO) -> tuple[_Recording, ParseProblem | None]:
     if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
         rec.start = float(stamp)
     state = _EventState()
+    v3 = rec.version == 3
+    output, newlines_before = rec.output, rec.newlines_before
+    event_lines, event_times = rec.event_lines, rec.event_times
     for lineno, event in _events(lines, rec):
+        # The common event, output text, handled inline: a recording has tens of thousands.
+        if (type(event) is list and len(event) == 3 and event[1] == "o"
+                and type(event[2]) is str and type(event[0]) in (float, int)):
+            data = event[2]
+            state.clock = state.clock + event[0] if v3 else float(event[0])
+            if state.size + len(data) > MAX_OUTPUT_CHARS:
+                rec.cut = True
+                continue
+            state.size += len(data)
+            output.append(data)
+            newlines_before.append(state.newlines)
+            event_lines.append(lineno)
+            event_times.append(state.clock)
+            state.newlines += data.count("\n")
+            continue
         _event(rec, state, lineno, event)
     if state.typed:
         rec.commands.append(("".join(state.typed), *(state.typed_at or (0, state.clock)),
@@ -179,7 +197,7 @@ def _parse_batch(batch: list[tuple[int, bytes]], rec: _Recording):
     if not batch:
         return
     try:
-        values = json.loads(b"[" + b",".join(raw for _, raw in batch) + b"]")
+        values = _loads_array([raw for _, raw in batch])
     except (ValueError, RecursionError):
         values = None
     if isinstance(values, list) and len(values) == len(batch):
@@ -191,6 +209,17 @@ def _parse_batch(batch: list[tuple[int, bytes]], rec: _Recording):
             yield lineno, parse(raw)[0]
         except (ValueError, RecursionError, TypeError):
             rec.bad_events += 1
+
+
+def _loads_array(lines: list[bytes]) -> object:
+    """A batch of event lines as one JSON array. orjson, when installed, reads it only when no
+    line has more brackets than the JSON reader lets orjson see (it has no nesting limit of
+    its own); it refuses invalid UTF-8 by raising, and the batch is then read line by line."""
+    data = b"[" + b",".join(lines) + b"]"
+    if _orjson is not None and all(raw.count(b"[") + raw.count(b"{") <= _ORJSON_MAX_OPENERS
+                                   for raw in lines):
+        return _orjson.loads(data)
+    return json.loads(data)
 
 
 def _event(rec: _Recording, state: _EventState, lineno: int, event: object) -> None:
