@@ -198,3 +198,19 @@ def test_output_past_the_bound_is_cut_with_a_note_and_keystroke_floods_stay_boun
     shell = next(x for x in t.turns if x.role is Role.TOOL)
     assert shell.command == "x" * 50
     assert t.turns[0].timestamp is None  # no start time in the header: no invented times
+
+
+def test_chunk_boundaries_and_overlong_lines_do_not_change_the_turns(tmp_path, monkeypatch):
+    from skill_doctor.decode import asciicast
+
+    header, evs = events(CAST)
+    long_event = json.dumps([1.0, "o", "z" * 50_000])
+    lines = [json.dumps(header), long_event, *(json.dumps(e) for e in evs), long_event]
+    path = tmp_path / "chunked.cast"
+    path.write_text("\n".join(lines), encoding="utf-8")  # no newline after the last line
+    expected = [(x.role, x.tool_name, x.content, x.line) for x in decode_file(CAST).turns]
+    monkeypatch.setattr(asciicast, "_BATCH_BYTES", 997)  # a chunk ends inside most lines
+    monkeypatch.setattr(asciicast, "MAX_LINE_BYTES", 20_000)
+    t = decode_file(path)
+    assert [(x.role, x.tool_name, x.content, x.line - 1) for x in t.turns] == expected
+    assert any(n.startswith("2 event(s) of the recording were malformed") for n in t.notes)

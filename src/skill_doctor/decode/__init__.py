@@ -3,8 +3,11 @@
 The format is sniffed from the file's first bytes, never from its name. Each harness has a
 module here with `HARNESS`, `sniff(head) -> bool` and `decode(path, stream) -> TranscriptBuilder`;
 they are tried in the order of `DECODERS` (most specific first). Text that no JSON decoder
-claims goes to the plain-text front end (the Lark grammar). Decoding never raises on bad
+claims goes to the plain-text front end (the Lark grammar). A container (an asciinema
+recording) rebuilds the stream it holds and sniffs that again. Decoding never raises on bad
 input: an unreadable or unrecognisable file yields a Transcript carrying a `ParseProblem`.
+A file holding several sessions decodes to one Transcript that marks where each begins;
+`sessions.split` cuts it.
 
 Hostile paths: only regular files are opened, and the check is repeated on the open descriptor
 (opened non-blocking, so a FIFO swapped in after the first look cannot hang a hook). Plain text

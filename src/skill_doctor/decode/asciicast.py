@@ -40,7 +40,7 @@ from typing import BinaryIO
 
 from ..model import ParseProblem, Role
 from .builder import TranscriptBuilder
-from .jsonl import _ORJSON_MAX_OPENERS, MAX_LINE_BYTES, _lines, _orjson, parse
+from .jsonl import _ORJSON_MAX_OPENERS, MAX_LINE_BYTES, _orjson, parse
 
 HARNESS = "asciicast"
 
@@ -120,8 +120,7 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
 
 def _read(stream: BinaryIO) -> tuple[_Recording, ParseProblem | None]:
     rec = _Recording()
-    lines = _lines(stream, MAX_LINE_BYTES)
-    header_line = next(lines, None)
+    header_line = stream.readline(MAX_LINE_BYTES)
     try:
         header = parse(header_line)[0] if header_line else None
     except (ValueError, RecursionError, TypeError):
@@ -136,7 +135,7 @@ def _read(stream: BinaryIO) -> tuple[_Recording, ParseProblem | None]:
     v3 = rec.version == 3
     output, newlines_before = rec.output, rec.newlines_before
     event_lines, event_times = rec.event_lines, rec.event_times
-    for lineno, event in _events(lines, rec):
+    for lineno, event in _events(stream, rec):
         # The common event, output text, handled inline: a recording has tens of thousands.
         if (type(event) is list and len(event) == 3 and event[1] == "o"
                 and type(event[2]) is str and type(event[0]) in (float, int)):
@@ -169,28 +168,47 @@ class _EventState:
     typed_at: tuple[int, float] | None = None
 
 
-def _events(lines, rec: _Recording):
-    """(line number, event) of every well-formed event, in order.
+def _events(stream: BinaryIO, rec: _Recording):
+    """(line number, event) of every well-formed event after the header, in order.
 
-    Events are parsed a batch at a time as one JSON array (one call into the parser for
-    thousands of lines); a batch holding a malformed line is parsed line by line instead, so
-    the bad line is counted and skipped and the others are kept.
+    The file is read a chunk at a time and its events parsed a batch at a time, as one JSON
+    array (one call into the parser for thousands of lines); a batch holding a malformed line
+    is parsed line by line instead, so the bad line is counted and skipped and the others are
+    kept. A line longer than the JSONL limit is read past without being held.
     """
-    batch: list[tuple[int, bytes]] = []
-    size = 0
-    for lineno, raw in enumerate(lines, start=2):
-        if raw is None:
-            rec.bad_events += 1  # longer than the line limit, read past unparsed
-            continue
-        raw = raw.strip()
-        if not raw or raw.startswith(b"#"):
-            continue
-        batch.append((lineno, raw))
-        size += len(raw)
-        if size >= _BATCH_BYTES:
-            yield from _parse_batch(batch, rec)
-            batch, size = [], 0
-    yield from _parse_batch(batch, rec)
+    lineno = 1
+    carry = b""
+    skipping = False  # inside a line longer than the limit
+    while True:
+        chunk = stream.read(_BATCH_BYTES)
+        if not chunk:
+            break
+        parts = chunk.split(b"\n")
+        if skipping:
+            if len(parts) == 1:
+                continue
+            parts = parts[1:]
+            lineno += 1
+            rec.bad_events += 1
+            skipping = False
+        parts[0] = carry + parts[0]
+        carry = parts.pop()
+        batch = []
+        for raw in parts:
+            lineno += 1
+            if len(raw) > MAX_LINE_BYTES:
+                rec.bad_events += 1
+                continue
+            raw = raw.strip()
+            if raw and raw[0] != 0x23:  # `#` starts a v3 comment
+                batch.append((lineno, raw))
+        if len(carry) > MAX_LINE_BYTES:
+            carry, skipping = b"", True
+        yield from _parse_batch(batch, rec)
+    if skipping:
+        rec.bad_events += 1
+    elif carry.strip() and not carry.strip().startswith(b"#"):
+        yield from _parse_batch([(lineno + 1, carry.strip())], rec)
 
 
 def _parse_batch(batch: list[tuple[int, bytes]], rec: _Recording):
