@@ -243,9 +243,15 @@ class _State:
         exit_code = None
         is_error = False
         if verb == "/test":
-            # /test adds the output to the chat only when the command failed.
+            # /test adds the output to the chat only when the command failed; the history
+            # keeps no output of its own, so the result says what the log does show.
             exit_code = None if added else 0
             is_error = added
+            if not output:
+                output = ("[the output is not in the history; aider added it to the chat, "
+                          "which /test does only when the command fails]" if added else
+                          "[the output is not in the history; aider added none to the chat, "
+                          "so the command exited 0]")
         self.b.tool("Bash", {"command": command}, output, exit_code=exit_code,
                     is_error=is_error, line=command_line)
 
