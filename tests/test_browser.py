@@ -420,7 +420,7 @@ def test_print_keeps_table_headers_and_a_long_session_prints_in_a_few_pages(brow
                                                                             name):
     report = grade(decode_file(CORPUS / "claude-code" / name), rubric.load(),
                    "2026-01-01T00:00:00Z")
-    assert 190 < len(report.transcript.turns) < 300
+    assert 170 < len(report.transcript.turns) < 300  # a long session (calls only announced are dropped)
     path = tmp_path / "report.html"
     path.write_text(render(report), encoding="utf-8")
     page = browser.open(path.as_uri(), 1280)

@@ -36,10 +36,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
 from .rubric import SCALES, Rubric
+
+if TYPE_CHECKING:
+    from .model import Transcript
 
 BATCH_MARKER = "summary.jsonl"  # a directory holding this is an earlier batch and may be replaced
 MAX_NAME = 80
@@ -122,13 +125,30 @@ def _started(started_at: str | None) -> datetime | None:
 
 def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | None = None,
               redact_secrets: bool = True,
-              thresholds: Mapping[str, float] | None = None) -> Graded:
-    """Decode, grade and render one session; never raises (a failure becomes an error row).
+              thresholds: Mapping[str, float] | None = None) -> tuple[Graded, ...]:
+    """Decode one file and grade each session it holds (most files hold one); never raises
+    (a failure becomes an error row).
 
     Pass or fail is `check.judge`'s verdict for `thresholds` (the rubric's by default), the
     same the session's own page shows."""
-    from .check import judge
     from .decode import decode_file
+    from .decode.sessions import split
+    from .report import display_path
+
+    try:
+        transcripts = split(decode_file(path))
+    except Exception as exc:  # one file must not stop the batch
+        name = os.path.splitext(os.path.basename(path))[0] or "session"
+        return (Graded(display_path(path, redact_secrets), name, "error",
+                       f"grading failed: {type(exc).__name__}: {exc}"),)
+    return tuple(_grade_session(path, t, rubric, generated_at, since, redact_secrets, thresholds)
+                 for t in transcripts)
+
+
+def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_at: str,
+                   since: datetime | None, redact_secrets: bool,
+                   thresholds: Mapping[str, float] | None = None) -> Graded:
+    from .check import judge
     from .render import render
     from .report import display_path, grade, to_json
     from .tokens import to_json as usage_json
@@ -136,7 +156,6 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
 
     shown = display_path(path, redact_secrets)  # home as ~, secrets redacted, as in report.json
     try:
-        transcript = decode_file(path)
         started = _started(transcript.started_at)
         if since is not None:
             # Without a recorded start, the file's modification time stands in for it.
@@ -178,7 +197,18 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
               since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
               progress: Callable[[int, int], None] | None = None,
               thresholds: Mapping[str, float] | None = None) -> Iterable[Graded]:
-    """Grade `paths` in order, over `jobs` processes; yields results in input order."""
+    """Grade `paths` in order, over `jobs` processes; yields results in input order (every
+    session of a file that holds several, in file order)."""
+    for graded in _grade_files(paths, rubric, generated_at, since=since,
+                               redact_secrets=redact_secrets, jobs=jobs, progress=progress,
+                               thresholds=thresholds):
+        yield from graded
+
+
+def _grade_files(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
+                 since: datetime | None, redact_secrets: bool, jobs: int,
+                 progress: Callable[[int, int], None] | None,
+                 thresholds: Mapping[str, float] | None) -> Iterable[tuple[Graded, ...]]:
     work = partial(grade_one, rubric=rubric, generated_at=generated_at, since=since,
                    redact_secrets=redact_secrets, thresholds=thresholds)
     total = len(paths)
@@ -204,7 +234,7 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
     # which worker finished first.
     order = sorted(range(total), key=lambda i: (-_size(paths[i]), i))
     indexed = partial(_grade_indexed, work=work)
-    waiting: dict[int, Graded] = {}
+    waiting: dict[int, tuple[Graded, ...]] = {}
     next_index = 0
     # Workers ignore Ctrl-C: the terminal sends it to the whole process group, and only the
     # parent should react (one line, exit 130); leaving the `with` terminates the workers.
@@ -225,7 +255,8 @@ def _ignore_interrupt() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _grade_indexed(item: tuple[int, str], work: Callable[[str], Graded]) -> tuple[int, Graded]:
+def _grade_indexed(item: tuple[int, str], work: Callable[[str], tuple[Graded, ...]]
+                   ) -> tuple[int, tuple[Graded, ...]]:
     index, path = item
     return index, work(path)
 

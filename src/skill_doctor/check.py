@@ -22,7 +22,7 @@ from __future__ import annotations
 import glob
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -189,6 +189,10 @@ def _num(value: float) -> str:
 def summary_line(check: SessionCheck) -> str:
     """`path: efficiency 7/10, code quality N/A, 2 findings: pass` and the like."""
     report = check.report
+    part = report.transcript.part if report.transcript is not None else None
+    if part is not None:  # one of several sessions in the file: say which
+        check = replace(check, path=f"{check.path} (session {part[0]} of {part[1]}, "
+                                    f"{report.session_id})")
     if report.status in ("no_history", "too_short"):
         return f"{check.path}: {_one_line(report.message or report.status)}: not graded"
     if report.status == "parse_error" and not check.graded:
@@ -459,7 +463,9 @@ def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float],
             "failures": list(check.failures),
             "session": {"id": report.session_id if t else None,
                         "harness": t.harness if t else None,
-                        "turns": len(t.turns) if t else 0},
+                        "turns": len(t.turns) if t else 0,
+                        **({"in_file": {"sessions": t.part[1], "graded": t.part[0]}}
+                           if t is not None and t.part is not None else {})},
             "scores": {s.name: (None if s.score is None else
                                 (int(s.score) if float(s.score).is_integer() else s.score))
                        for s in report.scores.scales()},

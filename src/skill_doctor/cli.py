@@ -204,6 +204,7 @@ def generation_time() -> tuple[str, time.struct_time]:
 def cmd_report(args: argparse.Namespace) -> int:
     from . import rubric as rubric_mod
     from .decode import decode_file
+    from .decode.sessions import last as last_session
     from .locate import locate
     from .render import render
     from .report import grade, no_history, to_json
@@ -234,7 +235,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         report = no_history(rubric, generated_at, located.reason,
                             redact_secrets=redact_secrets)
     else:
-        transcript = decode_file(located.path, harness=args.harness)
+        # A file holding several sessions (an Aider history) is graded by its last one; the
+        # report says how many it holds.
+        transcript = last_session(decode_file(located.path, harness=args.harness))
         report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
     files = {"report.html": render(report), "report.json": dump_json(to_json(report))}
     write_report(target, files, force=args.force)
@@ -300,6 +303,7 @@ def _colour(stream) -> bool:
 def cmd_check(args: argparse.Namespace) -> int:
     from . import check as check_mod, rubric as rubric_mod
     from .decode import decode_file
+    from .decode.sessions import split as split_sessions
     from .report import grade
 
     rubric = rubric_mod.load(args.rubric)
@@ -327,9 +331,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         baseline = check_mod.parse_baseline(text, args.baseline)
     checks = []
     for path in paths:
-        report = grade(decode_file(path), rubric, generated_at,
-                       redact_secrets=not args.no_redact, overview=False)
-        checks.append(check_mod.judge(check_mod.display(path), report, thresholds))
+        for transcript in split_sessions(decode_file(path)):  # each session of the file
+            report = grade(transcript, rubric, generated_at,
+                           redact_secrets=not args.no_redact, overview=False)
+            checks.append(check_mod.judge(check_mod.display(path), report, thresholds))
     verdict = None
     if baseline is not None:
         checks, verdict = check_mod.against_baseline(checks, baseline, tolerance)

@@ -137,6 +137,15 @@ class Transcript:
     not_a_transcript: bool = False  # the file is readable but is no session at all
     extra: tuple[tuple[str, str], ...] = field(default=())  # harness facts worth showing (version, branch)
     usage: tuple[Usage, ...] = ()  # tokens per model call, where the harness logs them
+    # Why the agent never ran (its install failed, its command was not found): such a run is
+    # too short to assess, for that reason, rather than a session that went badly.
+    not_started: str | None = None
+    # When the file holds several sessions one after another: how many, and which one (1-based)
+    # this transcript is.
+    part: tuple[int, int] | None = None
+    # Where each session of a file holding several begins: (first turn index, session id or
+    # None, start time or None). Empty for a file holding one session.
+    session_starts: tuple[tuple[int, str | None, str | None], ...] = ()
 
     @property
     def real_turns(self) -> tuple[Turn, ...]:

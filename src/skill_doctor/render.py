@@ -334,6 +334,10 @@ def _header(report: Report, ov: Overview | None, h, thresholds: Mapping[str, flo
                 h.span("Source ")
                 h.code(display_path(t.source, report.redacted))
                 h.span(f" · {len(t.turns)} turns")
+            if t.part is not None:
+                h.p(f"This file holds {t.part[1]} sessions one after another; this report "
+                    f"grades session {t.part[0]}" + (" (the last)." if t.part[0] == t.part[1]
+                                                     else "."), cls="meta")
         if report.status not in ("no_history", "too_short"):
             _verdict(report, ov, h, thresholds)
         if ov is not None:

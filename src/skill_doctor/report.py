@@ -83,7 +83,9 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
 
 def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
            redact_secrets: bool, with_overview: bool = True) -> Report:
-    real = transcript.real_turns
+    # A request known to exist but absent from the log (a headless run takes it on its
+    # command line) is a turn of the session all the same: with one call it is no 1-turn stub.
+    real = [t for t in transcript.turns if t.meta is None or t.meta == "request-unknown"]
     problem = transcript.problem
     if problem is not None and (transcript.not_a_transcript or len(real) < MIN_TURNS):
         where = f" (line {problem.line}, column {problem.column})" if problem.line else ""
@@ -94,7 +96,10 @@ def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
                       unscored(rubric, "N/A: the transcript could not be parsed"), (), (),
                       generated_at, redacted=redact_secrets)
     if len(real) < MIN_TURNS:
-        return Report("too_short", TOO_SHORT, transcript,
+        message = TOO_SHORT
+        if transcript.not_started:
+            message = f"{TOO_SHORT}: the agent never started ({transcript.not_started})"
+        return Report("too_short", message, transcript,
                       unscored(rubric, f"N/A: {TOO_SHORT.lower()}"), (), (), generated_at,
                       redacted=redact_secrets)
     facts = facts_mod.compute(transcript)
@@ -183,6 +188,9 @@ def to_json(report: Report) -> dict[str, Any]:
         "started_at": t.started_at if t else None,
         "ended_at": t.ended_at if t else None,
     }
+    if t is not None and t.part is not None:
+        # The file holds several sessions one after another: which one this is, of how many.
+        session["in_file"] = {"sessions": t.part[1], "graded": t.part[0]}
     scores: dict[str, Any] = {}
     for scale in report.scores.scales():
         criteria = {}

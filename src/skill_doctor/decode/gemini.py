@@ -229,6 +229,8 @@ def _decode_stream(path: Path, stream: BinaryIO) -> TranscriptBuilder:
             runs += 1
             if runs > 1:
                 b.note("the file holds several runs one after another")
+            b.session_start(rec["session_id"] if isinstance(rec.get("session_id"), str) else None,
+                            ts)
             if isinstance(rec.get("session_id"), str):
                 b.session_id = b.session_id or rec["session_id"]
             if isinstance(rec.get("model"), str):

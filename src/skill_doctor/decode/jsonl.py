@@ -62,11 +62,12 @@ def _check_depth(value: Any) -> None:
             stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
 
 
-def _stdlib_loads(data: bytes | str) -> Any:
+def _stdlib_loads(data: bytes | str, openers: int | None = None) -> Any:
     if isinstance(data, bytes):
         data = data.decode("utf-8", errors="replace")
     value = json.loads(data)
-    _check_depth(value)
+    if openers is None or openers > MAX_DEPTH:  # fewer brackets cannot nest deeper: no walk
+        _check_depth(value)
     return value
 
 
@@ -79,7 +80,7 @@ def parse(data: bytes | str) -> tuple[Any, bool]:
     """
     openers = _openers(data)
     if _orjson is None or openers > _ORJSON_MAX_OPENERS:
-        return _stdlib_loads(data), False
+        return _stdlib_loads(data, openers), False
     try:
         value = _orjson.loads(data)
     except _orjson.JSONDecodeError:
