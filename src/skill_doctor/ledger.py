@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .model import Role, Turn
+from .model import Role, ToolKind, Turn
 
 CHANGE, QUESTION, OPERATION, FOLLOW_UP = "change", "question", "operation", "follow_up"
 
@@ -245,7 +245,15 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
     drafts: list[dict] = []
     last_answer = ""
     worked = False
+    changes_files = any(t.kind in (ToolKind.EDIT, ToolKind.WRITE) for t in turns if t.role is Role.TOOL)
     for turn in turns:
+        if turn.meta == "request-unknown":
+            # A headless run keeps no request: what it asked is judged by what was done, a
+            # change when files were changed, else something to run.
+            drafts.append({"turn": turn.index, "kind": CHANGE if changes_files else OPERATION,
+                           "text": "", "restated": [], "rejected": [], "ops": (),
+                           "forbids": False})
+            continue
         if turn.meta is not None:
             continue
         if turn.role is Role.ASSISTANT:

@@ -77,6 +77,13 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             evidence.extend(req_evidence)
             causes.extend(req_causes)
     answer = facts.final_answer
+    cut_off = _ended_mid_work(facts)
+    if cut_off is not None and level >= 2 and not facts.interruptions:
+        level = 1
+        evidence.append(Evidence(cut_off, "the session ended mid-work: no answer followed the "
+                                          "last tool call, so the work was never finished or "
+                                          "reported"))
+        causes.append("unfinished")
     late_interrupts = [t for t in facts.interruptions if answer is None or t > answer.index]
     if late_interrupts and level >= 2:
         level = 2
@@ -87,6 +94,22 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     summary = (f"{_LABELS[level]}: {done} of {len(results)} "
                f"{'request' if len(results) == 1 else 'requests'} done and shown")
     return Measurement(level, tuple(evidence), summary, tuple(dict.fromkeys(causes)))
+
+
+# A last call that hands the work in (mini-swe-agent's final echo, SWE-agent's `submit`).
+_SUBMITS = re.compile(r"^\s*(submit|echo\s+\S*(FINAL_OUTPUT|COMPLETE_TASK)\S*)\b", re.I)
+
+
+def _ended_mid_work(facts: Facts) -> int | None:
+    """The last tool call, when the session ends on it with no answer after it (the run was
+    cut off by a limit, a crash or a timeout); None when it ended on an answer or a submission."""
+    real = [t for t in facts.transcript.turns if t.meta is None]
+    if not real or real[-1].role is not Role.TOOL or not facts.assistant_turns:
+        return None
+    last = real[-1]
+    if last.tool_name in ("submit",) or _SUBMITS.match(last.command or ""):
+        return None
+    return last.index
 
 
 def _judge(facts: Facts, request: Request, params: Mapping[str, Any]
