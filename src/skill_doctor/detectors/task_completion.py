@@ -25,6 +25,9 @@ _TRUNCATED = re.compile(r"tokens? truncated|output truncated|\[truncated|\(trunc
                         r"|Output too long", re.I)
 # An answer that hands the question back ("would you like me to ...?", "do you have X?").
 _ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
+# A closing offer of further work ("Want me to start the next phase?") hands nothing back.
+_OFFERS_MORE = re.compile(r"^\W*(want me to|would you like me to|do you want me to|shall i|should i"
+                          r"|let me know|if you(?:'d| would)? like|happy to|i can also)\b", re.I)
 _REFUSED = re.compile(r"denied|rejected|not allowed|doesn'?t want to proceed|permission|blocked", re.I)
 
 # Operations a command can be matched to; "run it", "start it" are judged by any tool call.
@@ -213,6 +216,11 @@ def _judge_operation(facts: Facts, request: Request, served: list
     return 3, [], []
 
 
+def _last_sentence(text: str) -> str:
+    sentences = re.split(r"(?<=[.!?])\s+|\n+", text.strip())
+    return next((s for s in reversed(sentences) if s.strip()), "")
+
+
 def _hides_work(facts: Facts) -> bool:
     """Whether the log keeps the answers but not the tool calls (a prompt log, a hook that
     saves only the final text): fewer tool calls in all than requests for work."""
@@ -255,7 +263,8 @@ def _judge_question(facts: Facts, request: Request, served: list, params: Mappin
         gaps.append(Evidence(refused[0].index, f"{len(refused)} of the calls behind the answer "
                                                f"were refused, and what they would have shown "
                                                f"is missing"))
-    if _ENDS_ASKING.search(answer.content.strip()[-300:]):
+    if _ENDS_ASKING.search(answer.content.strip()[-300:]) and not _OFFERS_MORE.match(
+            _last_sentence(answer.content)):
         gaps.append(Evidence(answer.index, "the answer ends by handing a question back to the user"))
     if gaps:
         return 2, gaps, ["partial_answer"]

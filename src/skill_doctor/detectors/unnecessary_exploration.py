@@ -26,6 +26,29 @@ _SHELL_BROAD = re.compile(r"^\s*(?:sudo\s+)?(find|grep\s+-\w*[rR]\w*|rg|ag|fd|ls
                           r"(\s|$)")
 
 
+# Requests whose work is reading: a review, an audit, understanding the code base.
+_REVIEW = re.compile(r"\b(review|audit|analy[sz]e|understand|go through|look through|explore|walk me"
+                     r" through|familiari[sz]e)\b", re.I)
+
+
+def _depth(folder: str) -> int:
+    return len([part for part in folder.split("/") if part])
+
+
+def _common_folder(paths: list[str]) -> str:
+    """The folder every path lies in ("" when they mix absolute and relative paths)."""
+    if not paths or len({p.startswith("/") for p in paths}) != 1:
+        return ""
+    return posixpath.commonpath(paths)
+
+
+def _names_a_request_word(name: str, words: set[str]) -> bool:
+    """Whether a file is named after something the user asked about (`.gitleaks.toml` for a
+    request about gitleaks)."""
+    stem = name.lower().lstrip(".").split(".")[0]
+    return len(stem) >= 4 and (stem in words or any(len(w) >= 5 and w in stem for w in words))
+
+
 def _broad_search(turn: Turn, cwd: str | None) -> str | None:
     """Why a search or listing swept an unrelated tree, or None when it stayed on task."""
     command = turn.command
@@ -57,11 +80,14 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """Files read that the work never used, repeated reads of an unchanged file, broad searches.
 
     What it measures: every file read is checked against the work. A read is used when the
-    file was later edited, sits in the folder of an edited file, is imported by an edited file
+    file was later edited, sits in the folder of an edited file or a sibling folder of it, is
+    named after something a request mentions (`.gitleaks.toml` for a gitleaks request), is
+    imported by an edited file
     (or imports one), is a test of an edited module, is named in the request, or is referred
     to afterwards by the agent (in its messages or its later tool calls). Project orientation
     files (README, CLAUDE.md, AGENTS.md, manifests) and the session's own scratch output are
-    always fair reads. When the request is a question or an investigation, reading is the work:
+    always fair reads. When a request is a question, an investigation or a review ("review the
+    code base and update the constitution"), reading is the work:
     only repeats and broad searches count. A second read of the same part of a file that did
     not change in between counts (reads of other line ranges, `sed -n '200,340p' f` after
     `sed -n '1,120p' f`, are not repeats; nor are reads whose range and result the log does
@@ -80,7 +106,16 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     cwd = facts.transcript.cwd
     edited = set(facts.edited_paths)
     edited_dirs = {posixpath.dirname(p) for p in edited}
-    judge_use = facts.asks_for_change and facts.changed_code  # unlocated edits: cannot judge use
+    # A request to review or understand the code makes reading it the work; unlocated edits
+    # leave nothing to judge use against.
+    asked = " ".join(r.text for r in facts.requests)
+    judge_use = facts.asks_for_change and facts.changed_code and not _REVIEW.search(asked)
+    request_words = {w.lower() for w in re.findall(r"[A-Za-z][\w-]{3,}", asked)}
+    # Sibling folders of an edited file's folder are on task when their shared parent lies
+    # well inside the project: two levels below the folder all the session's files share.
+    depth = _depth(_common_folder([p for _, p in facts.reads] + sorted(edited)))
+    edited_parents = {parent for parent in (posixpath.dirname(d) for d in edited_dirs)
+                      if _depth(parent) >= depth + 2}
     read_names = {posixpath.basename(p) for _, p in facts.reads if len(posixpath.basename(p)) >= 3}
     # Last turn naming each read file, in one scan of the session's text (no pass per read).
     last_named: dict[str, int] = {}
@@ -136,6 +171,8 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         judged.add(path)
         name = posixpath.basename(path)
         if (path in edited or posixpath.dirname(path) in edited_dirs
+                or posixpath.dirname(posixpath.dirname(path)) in edited_parents
+                or _names_a_request_word(name, request_words)
                 or name.lower() in _ORIENTATION_FILES or _SCRATCH.search(path)
                 or name in goal_names or last_named.get(name, 0) > turn
                 or _module_names(path) & imported
