@@ -30,6 +30,7 @@ from .errors import UsageError
 from .locate import iter_transcripts
 from .report import Report
 from .rubric import SCALES, Rubric
+from .redact import scrub_data, shown, terminal
 from .text import excerpt
 
 CHECK_SCHEMA = "skill-doctor/check/v1"
@@ -119,8 +120,11 @@ def expand(args: Sequence[str], cwd: Path) -> list[Path]:
     return out
 
 
-def display(path: Path) -> str:
-    return path.as_posix()
+def display(path: Path, redact_secrets: bool = True) -> str:
+    """A session's path as check lines show it: home as ~, secrets redacted (unless switched
+    off), hidden characters visible; shown on its own, so a pattern never runs over the
+    `path:line:col:` that follows it."""
+    return shown(path.as_posix(), redact_secrets)
 
 
 # -- judging one session ---------------------------------------------------------------------
@@ -219,27 +223,29 @@ def format_text(checks: Sequence[SessionCheck], *, quiet: bool = False,
                 color: bool = False) -> Iterable[str]:
     """flake8-style lines, then one summary per session, then the totals.
 
-    Quiet: only sessions that fail are shown (their findings and summary), no totals.
+    Quiet: only sessions that fail are shown (their findings and summary), no totals. Each
+    line is made safe to print (redact.terminal) before colour is added, so the printer must
+    not treat the colour codes as transcript text.
     """
     for check in checks:
         if quiet and check.passed:
             continue
         for d in check.diagnostics:
-            line = str(d)
+            line = terminal(str(d), False)
             if color:
                 tint = _RED if d.severity == "error" else _YELLOW
-                head = f"{d.path}:{d.line}:{d.column}:"
+                head = terminal(f"{d.path}:{d.line}:{d.column}:", False)
                 line = (f"{_BOLD}{head}{_RESET} {tint}{d.code}{_RESET}"
                         + line[len(head) + 1 + len(d.code):])
             yield line
-        summary = summary_line(check)
+        summary = terminal(summary_line(check), False)
         if color:
             summary = summary.replace(": FAIL", f": {_RED}{_BOLD}FAIL{_RESET}")
             if summary.endswith(": pass"):
                 summary = summary[:-4] + f"{_GREEN}pass{_RESET}"
         yield summary
     if not quiet:
-        yield totals_line(checks)
+        yield terminal(totals_line(checks), False)
 
 
 def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float]) -> dict:
@@ -276,9 +282,10 @@ def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float]) -> 
     }
 
 
-def format_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float]) -> str:
-    return json.dumps(to_json(checks, thresholds), indent=2, sort_keys=True,
-                      ensure_ascii=False) + "\n"
+def format_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float],
+                redact_secrets: bool = True) -> str:
+    return json.dumps(scrub_data(to_json(checks, thresholds), redact_secrets), indent=2,
+                      sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _gh_data(text: str) -> str:
@@ -291,7 +298,9 @@ def _gh_prop(text: str) -> str:
 
 def format_github(checks: Sequence[SessionCheck], *, quiet: bool = False) -> Iterable[str]:
     """GitHub Actions workflow commands: one annotation per finding, an error per failing
-    session, and the plain summaries for the log."""
+    session, and the plain summaries for the log. Every value in a command is escaped, so
+    transcript text cannot end it or start another; the plain lines are made unable to start
+    one (redact.terminal), so the printer may let this output's lines begin with `::`."""
     for check in checks:
         if quiet and check.passed:
             continue
@@ -303,6 +312,6 @@ def format_github(checks: Sequence[SessionCheck], *, quiet: bool = False) -> Ite
         if not check.passed:
             yield (f"::error file={_gh_prop(check.path)},title=skill-doctor::"
                    f"{_gh_data('session below the thresholds: ' + '; '.join(check.failures))}")
-        yield summary_line(check)
+        yield terminal(summary_line(check), False)
     if not quiet:
-        yield totals_line(checks)
+        yield terminal(totals_line(checks), False)

@@ -422,8 +422,9 @@ def _diffs(facts: Facts, show) -> tuple[tuple[FileDiff, ...], int]:
             text, net = make_diff(path, before, after, created=first.created), True
         if text is None:
             text = "".join(r.edit.diff for r in records)
-        raw = text.splitlines()
         added, removed = count_changes(text)
+        # Redacted whole before it is split into lines, so a key over several lines goes whole.
+        raw = show(text).splitlines()
         limit = max(0, min(MAX_DIFF_LINES, budget))
         lines = tuple(_diff_line(x, show) for x in raw[:limit]
                       if not x.startswith(("--- ", "+++ ")))

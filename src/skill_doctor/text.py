@@ -9,12 +9,37 @@ OUTPUT_CHARS = 4 * 1024  # tool output: its head and its tail (where test summar
 SMALL_CHARS = 1024  # tool input values, shown or matched only by their beginning
 
 
+# A cut never leaves part of a word (a token, a key, a password): the word it falls in is left
+# out whole, unless the word is longer than this (then it is cut where it is).
+_WORD_BACKOFF = 128
+
+
+def _head_end(text: str, end: int) -> int:
+    """Where to end a head cut at `end` so that no word is cut in two."""
+    if end >= len(text) or text[end].isspace() or end == 0 or text[end - 1].isspace():
+        return end
+    space = max(text.rfind(" ", max(0, end - _WORD_BACKOFF), end),
+                text.rfind("\n", max(0, end - _WORD_BACKOFF), end))
+    return space + 1 if space >= 0 else end
+
+
+def _tail_start(text: str, start: int) -> int:
+    """Where to start a tail cut at `start` so that no word is cut in two."""
+    if start <= 0 or text[start - 1].isspace() or text[start].isspace():
+        return start
+    limit = min(len(text), start + _WORD_BACKOFF)
+    found = [i for i in (text.find(" ", start, limit), text.find("\n", start, limit)) if i >= 0]
+    return min(found) if found else start
+
+
 def clip(text: str, limit: int = KEEP_CHARS) -> str:
-    """Keep the head (three quarters) and tail (one quarter) of a long text, marking the cut."""
+    """Keep the head (three quarters) and tail (one quarter) of a long text, marking the cut.
+    The cut falls between words, so no part of a secret is kept without the rest of it."""
     if len(text) <= limit:
         return text
-    head, tail = limit * 3 // 4, limit // 4
-    return f"{text[:head]}\n[... {len(text) - head - tail} characters not kept ...]\n{text[-tail:]}"
+    head = _head_end(text, limit * 3 // 4)
+    tail = _tail_start(text, len(text) - limit // 4)
+    return f"{text[:head]}\n[... {tail - head} characters not kept ...]\n{text[tail:]}"
 
 
 def clip_small(text: str) -> str:
@@ -26,7 +51,7 @@ def excerpt(text: str, limit: int = 240) -> str:
     folded = " ".join(text.split())
     if len(folded) <= limit:
         return folded
-    return folded[: limit - 1].rstrip() + "…"
+    return folded[: _head_end(folded, limit - 1)].rstrip() + "…"
 
 
 def iso_from_millis(ms: object) -> str | None:
