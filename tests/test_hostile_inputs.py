@@ -466,3 +466,67 @@ def test_forced_replace_that_fails_keeps_the_earlier_report(tmp_path, capsys, mo
     assert code == 3 and err.count("\n") == 1
     assert (tmp_path / "r" / "report.json").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+
+
+# -- symbolic links and pseudo-files (a repository can ship them) ------------------------------
+
+
+@pytest.fixture
+def linked_repo(tmp_path, monkeypatch):
+    """A repository whose sessions folder holds a real session, a link to /proc/self/environ and
+    a link to a file outside the repository; the environment holds a marker value."""
+    monkeypatch.setenv("SD_TEST_ENV_MARKER", "envmarker0123456789")
+    repo = tmp_path / "repo"
+    (repo / "sessions").mkdir(parents=True)
+    (repo / "sessions" / "a.jsonl").write_text(claude_jsonl(TWO_TURNS))
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("outsidemarker0123456789 is not a session\n")
+    (repo / "sessions" / "b.jsonl").symlink_to("/proc/self/environ")
+    (repo / "sessions" / "c.jsonl").symlink_to(outside)
+    return repo
+
+
+def test_folder_walks_do_not_follow_file_symlinks(linked_repo, capsys):
+    for argv in (["check", "sessions"], ["check", "sessions/*.jsonl"],
+                 ["batch", "sessions", "-o", "out"]):
+        code, out, err = run(argv, linked_repo, capsys)
+        assert code == 0, err
+        shown = out + err
+        if argv[0] == "batch":
+            shown += "".join(p.read_text() for p in (linked_repo / "out").rglob("*") if p.is_file())
+        assert "envmarker0123456789" not in shown and "outsidemarker" not in shown
+        assert "b.jsonl: a symbolic link, not followed" in err
+        assert "c.jsonl: a symbolic link, not followed" in err
+        assert "Checked 1 session" in out or argv[0] == "batch"
+
+
+def test_a_named_symlink_is_followed_and_said_so(linked_repo, capsys):
+    code, out, err = run(["report", "sessions/c.jsonl", "-o", "r"], linked_repo, capsys)
+    assert code == 0, err
+    data = report_of(linked_repo / "r")
+    assert any("symbolic link" in note and "followed" in note for note in data["notes"])
+    code, out, err = run(["check", "sessions/c.jsonl"], linked_repo, capsys)
+    assert "sessions/c.jsonl: a symbolic link, followed because it was named" in err
+
+
+def test_proc_files_are_refused_even_when_named(linked_repo, capsys):
+    code, out, err = run(["check", "sessions/b.jsonl"], linked_repo, capsys)
+    assert code == 1
+    assert "envmarker0123456789" not in out + err
+    assert "b.jsonl is not a regular file (a file of the kernel's /proc" in out
+    code, _, err = run(["report", "sessions/b.jsonl", "-o", "r"], linked_repo, capsys)
+    assert code == 0, err
+    data = report_of(linked_repo / "r")
+    assert data["status"] == "parse_error" and "/proc" in data["message"]
+    assert "envmarker0123456789" not in (linked_repo / "r" / "report.html").read_text()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_special_files_are_refused_with_a_one_line_reason(tmp_path, capsys):
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    code, out, _ = finishes(lambda: run(["check", "pipe.jsonl"], tmp_path, capsys))
+    assert code == 1
+    line = next(x for x in out.splitlines() if "SD001" in x)
+    assert "pipe.jsonl is not a regular file (a FIFO (named pipe)); refused" in line
+    if os.path.exists("/dev/null"):
+        assert "(a character device)" in decode_file("/dev/null").problem.message

@@ -77,17 +77,20 @@ class SessionCheck:
 # -- which files ---------------------------------------------------------------------------
 
 
-def transcripts_under(folder: Path) -> list[Path]:
-    """Every transcript file below `folder`, sorted by path (subagent files left out)."""
-    return sorted(iter_transcripts(folder), key=lambda p: p.as_posix())
+def transcripts_under(folder: Path, links: list[Path] | None = None) -> list[Path]:
+    """Every transcript file below `folder`, sorted by path (subagent files and symbolic links
+    left out; the links are added to `links`)."""
+    return sorted(iter_transcripts(folder, links=links), key=lambda p: p.as_posix())
 
 
-def expand(args: Sequence[str], cwd: Path) -> list[Path]:
+def expand(args: Sequence[str], cwd: Path, notes: list[str] | None = None) -> list[Path]:
     """Files, folders (every transcript below) and globs -> session files, first mention wins.
 
     A path that does not exist or a glob that matches nothing is a usage error: a CI step
-    pointed at the wrong place must not pass quietly.
+    pointed at the wrong place must not pass quietly. Symbolic links found by a folder walk or
+    a glob are not followed; one named as an argument is. Both are said in `notes`.
     """
+    said: list[str] = notes if notes is not None else []
     out: list[Path] = []
     seen: set[str] = set()
 
@@ -101,9 +104,14 @@ def expand(args: Sequence[str], cwd: Path) -> list[Path]:
         path = Path(arg)
         full = path if path.is_absolute() else cwd / path
         if os.path.lexists(full):
+            if full.is_symlink():
+                said.append(f"{arg}: a symbolic link, followed because it was named")
             if full.is_dir():
-                for found in transcripts_under(full):
+                links: list[Path] = []
+                for found in transcripts_under(full, links):
                     add(path / found.relative_to(full))
+                said.extend(f"{(path / link.relative_to(full)).as_posix()}: a symbolic link, "
+                            f"not followed in a folder (name it to check it)" for link in links)
             else:
                 add(path)
             continue
@@ -111,7 +119,11 @@ def expand(args: Sequence[str], cwd: Path) -> list[Path]:
             # root_dir keeps the working directory's own name out of the pattern
             matches = sorted(glob.glob(arg, root_dir=cwd, recursive=True))
             files = [Path(m) for m in matches if (cwd / m).is_file()]
-            if not files:
+            linked = [f for f in files if (cwd / f).is_symlink()]
+            said.extend(f"{f.as_posix()}: a symbolic link, not followed from a pattern "
+                        f"(name it to check it)" for f in linked)
+            files = [f for f in files if f not in linked]
+            if not files and not linked:
                 raise UsageError(f"{arg}: no file matches")
             for match in files:
                 add(match)

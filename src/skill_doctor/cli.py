@@ -261,7 +261,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                                                    "code_quality": args.min_code_quality})
     generated_at, moment = generation_time()
     cwd = Path.cwd()
-    paths = check_mod.expand(args.paths, cwd)
+    notes: list[str] = []
+    paths = check_mod.expand(args.paths, cwd, notes)
+    for note in notes:
+        say(f"skill-doctor: {note}", err=True)
     if not paths:
         raise UsageError("no transcript files found under " + ", ".join(args.paths))
     if args.html:
@@ -333,7 +336,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
         raise UsageError(f"-j must be 0 (one per CPU) or more, got {args.jobs}")
     jobs = args.jobs or os.cpu_count() or 1
     if args.paths:
-        paths = [str(p) for p in check_mod.expand(args.paths, cwd)]
+        notes: list[str] = []
+        paths = [str(p) for p in check_mod.expand(args.paths, cwd, notes)]
+        for note in notes:
+            say(f"skill-doctor: {note}", err=True)
     else:
         paths = [str(p) for p in batch_mod.default_sessions(os.environ, Path.home())]
     result = batch_mod.run(paths, target, rubric, generated_at, since=since,

@@ -59,9 +59,13 @@ def decode_file(path: str | os.PathLike[str], harness: str | None = None) -> Tra
         info = path.stat()
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
         return _problem(path, f"cannot read {path.name}: {_reason(exc)}")
-    if not stat.S_ISREG(info.st_mode):
-        # FIFOs and devices would block or never end: refuse them before opening.
-        return _problem(path, f"{path.name} is not a regular file")
+    from ..locate import refusal
+
+    # FIFOs and devices would block or never end, /proc files are the kernel's state: refused
+    # before opening.
+    refused = refusal(path, info)
+    if refused:
+        return _problem(path, f"{path.name} is {refused}; refused")
     try:
         stream = _open_regular(path)
     except OSError as exc:
@@ -88,6 +92,10 @@ def decode_file(path: str | os.PathLike[str], harness: str | None = None) -> Tra
             # a parse-error report that names the fault instead of a traceback.
             return _problem(path, f"the decoder failed on {path.name}: "
                                   f"{type(exc).__name__}: {str(exc)[:200]}")
+    if path.is_symlink():  # named on the command line (folder walks never follow links)
+        transcript = dataclasses.replace(transcript, notes=(
+            *transcript.notes, f"{path.name} is a symbolic link to {os.path.realpath(path)}; "
+                               f"it was followed because it was named"))
     if cut:
         transcript = dataclasses.replace(transcript, notes=(
             *transcript.notes, f"only the first {MAX_TEXT_BYTES // (1024 * 1024)} MiB of this "
