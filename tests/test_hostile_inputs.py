@@ -208,19 +208,59 @@ def test_fifty_megabyte_single_line_is_read_and_clipped(tmp_path):
     assert len(html) < 1_000_000
 
 
-def test_line_over_the_cap_is_skipped_with_a_note(tmp_path, monkeypatch):
+def test_line_over_the_cap_keeps_head_and_tail_with_a_note(tmp_path, monkeypatch):
+    """A line past the cap is streamed, never held whole, and kept with its long strings cut
+    (it used to be dropped, and a failed call with it)."""
     monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 4096)
     monkeypatch.setattr(jsonl, "_CHUNK", 1000)  # the rest of the line is read in pieces
     lines = claude_jsonl(TWO_TURNS).splitlines(keepends=True)
     record = json.loads(lines[0])
-    record["message"]["content"] = "B" * 100_000
+    record["message"]["content"] = "B" * 100_000 + " the end"
     record["uuid"] = "big"
     session = tmp_path / "big.jsonl"
     session.write_text(lines[0] + json.dumps(record) + "\n" + lines[1])
     transcript = decode_file(session)
-    assert [t.content for t in transcript.turns] == ["Fix the bug in a.py", "Fixed it."]
-    assert "1 line(s) longer than 0 MiB were skipped" in transcript.notes
-    assert dict(transcript.skipped)["too-long"] == 1
+    assert [t.content[:19] for t in transcript.turns] == ["Fix the bug in a.py", "BBBBBBBBBBBBBBBBBBB",
+                                                          "Fixed it."]
+    assert transcript.turns[1].content.endswith("B the end")
+    assert "not kept" in transcript.turns[1].content
+    assert "1 line(s) longer than 0 MiB were read with their long strings cut to head and tail" \
+        in transcript.notes
+
+
+def test_an_oversized_tool_output_keeps_its_head_tail_and_exit_status(tmp_path, monkeypatch):
+    """A failing test run whose output is past the line cap still fails the call, and the
+    summary at the end of the output is still shown."""
+    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 64 * 1024)
+    output = "collecting ...\n" + "test_x.py::test_case PASSED\n" * 40_000 + "1 failed, 39999 passed"
+    steps = [{"user": "make the tests pass"},
+             {"tool": "Bash", "input": {"command": "pytest -q"}, "output": output, "error": True,
+              "result": {"stdout": output, "stderr": "", "interrupted": False}},
+             {"assistant": "One test still fails."}]
+    session = tmp_path / "big.jsonl"
+    session.write_text(claude_jsonl(steps))
+    assert session.stat().st_size > 2 * 1024 * 1024
+    transcript = decode_file(session)
+    call = next(t for t in transcript.turns if t.tool_name == "Bash")
+    assert call.is_error and call.command == "pytest -q"
+    assert call.tool_output.startswith("collecting ...")
+    assert call.tool_output.rstrip().endswith("1 failed, 39999 passed")
+
+
+def test_a_whole_document_nested_ten_thousand_deep_keeps_the_session(tmp_path):
+    depth = 10_000
+    deep = '{"a":' * depth + "1" + "}" * depth
+    messages = [{"role": "user", "content": "Fix the bug in a.py"},
+                {"role": "assistant", "content": "Fixed it.", "metadata": "DEEP"},
+                {"role": "user", "content": "thanks"}]
+    session = tmp_path / "chat.json"
+    session.write_text(json.dumps({"messages": messages}).replace('"DEEP"', deep))
+    report, html, _ = pipeline(session)
+    assert report.transcript.problem is None, report.message
+    assert [t.content for t in report.transcript.turns] == ["Fix the bug in a.py", "Fixed it.",
+                                                            "thanks"]
+    assert f"1 value(s) nested deeper than {jsonl.MAX_DEPTH} levels were skipped" \
+        in report.transcript.notes
 
 
 def test_plain_text_over_the_cap_is_cut_at_a_line_with_a_note(tmp_path, monkeypatch):
