@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -57,6 +58,7 @@ class Graded:
     files: Mapping[str, str] = field(default_factory=dict)  # report.html, report.json
     record: Mapping[str, Any] | None = None  # report.json data
     skipped: bool = False  # older than --since
+    staged: str | None = None  # the folder the worker wrote files into (then files are {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +112,12 @@ def _started(started_at: str | None) -> datetime | None:
 
 
 def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | None = None,
-              redact_secrets: bool = True) -> Graded:
-    """Decode, grade and render one session; never raises (a failure becomes an error row)."""
+              redact_secrets: bool = True, out_dir: str | None = None, index: int = 0) -> Graded:
+    """Decode, grade and render one session; never raises (a failure becomes an error row).
+
+    With `out_dir`, the pages are written to `out_dir/<index>/` here (in the worker) and the
+    row carries only that folder's name: what waits in memory for its turn in the input order
+    is a few hundred bytes per session, whatever the sessions hold."""
     from .decode import decode_file
     from .render import render
     from .report import display_path, grade, to_json
@@ -137,6 +143,16 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
         if report.findings:
             f = report.findings[0]  # ranked by points recoverable
             worst = f"{f.category} {f.score}/{f.max}"
+        files = {"report.html": render(report), "report.json": dump_json(record)}
+        staged_in = None
+        if out_dir is not None:
+            from .write import write_file
+
+            folder = Path(out_dir) / str(index)
+            folder.mkdir()
+            for name, text in sorted(files.items()):
+                write_file(folder / name, text)
+            files, record, staged_in = {}, None, str(folder)
         return Graded(
             path=shown, session_id=report.session_id, status=report.status,
             message=report.message, harness=transcript.harness,
@@ -145,8 +161,7 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
             scores={s.name: s.score for s in report.scores.scales()},
             worst=worst,
             findings=tuple((f.rule_id, f.rule_name, f.category) for f in report.findings),
-            files={"report.html": render(report), "report.json": dump_json(record)},
-            record=record)
+            files=files, record=record, staged=staged_in)
     except Exception as exc:  # one session must not stop the batch
         from .redact import shown as shown_text
 
@@ -157,16 +172,18 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
 
 def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
               since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
-              progress: Callable[[int, int], None] | None = None) -> Iterable[Graded]:
-    """Grade `paths` in order, over `jobs` processes; yields results in input order."""
+              progress: Callable[[int, int], None] | None = None,
+              out_dir: str | None = None) -> Iterable[Graded]:
+    """Grade `paths` in order, over `jobs` processes; yields results in input order. With
+    `out_dir` the workers write the pages there (see grade_one)."""
     work = partial(grade_one, rubric=rubric, generated_at=generated_at, since=since,
-                   redact_secrets=redact_secrets)
+                   redact_secrets=redact_secrets, out_dir=out_dir)
     total = len(paths)
     if progress:
         progress(0, total)
     if jobs <= 1 or total <= 1:
         for done, path in enumerate(paths, start=1):
-            yield work(path)
+            yield work(path, index=done - 1)
             if progress:
                 progress(done, total)
         return
@@ -197,9 +214,9 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
                 next_index += 1
 
 
-def _grade_indexed(item: tuple[int, str], work: Callable[[str], Graded]) -> tuple[int, Graded]:
+def _grade_indexed(item: tuple[int, str], work: Callable[..., Graded]) -> tuple[int, Graded]:
     index, path = item
-    return index, work(path)
+    return index, work(path, index=index)
 
 
 def _size(path: str) -> int:
@@ -289,31 +306,45 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
     with staged(target, force=force, marker=BATCH_MARKER) as tmp:
         sessions = tmp / "sessions"
         sessions.mkdir()
-        lines: list[str] = []
-        for graded in grade_all(paths, rubric, generated_at, since=since,
-                                redact_secrets=redact_secrets, jobs=jobs, progress=progress):
-            if graded.skipped:
-                skipped += 1
-                continue
-            name = None
-            if graded.files:
-                name = folder_name(graded.session_id, taken)
-                write_report(sessions / name, graded.files)
-                graded = replace(graded, files={})  # written: the index needs none of the pages
-            rows.append(Row(name, graded))
-            lines.append(json.dumps(scrub_data(_summary_record(graded, name), redact_secrets),
-                                    sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+        work = tmp / ".work"  # the workers' pages, moved under sessions/ in input order
+        work.mkdir()
+        # Memory stays bounded by the workers, not by the number of sessions: pages and
+        # records go to disk as they come, and a row keeps only what the index shows.
+        with open(tmp / "summary.jsonl", "w", encoding="utf-8", errors="replace",
+                  newline="\n") as summary:
+            for graded in grade_all(paths, rubric, generated_at, since=since,
+                                    redact_secrets=redact_secrets, jobs=jobs, progress=progress,
+                                    out_dir=str(work)):
+                if graded.skipped:
+                    skipped += 1
+                    continue
+                name, record = None, graded.record
+                if graded.staged or graded.files:
+                    name = folder_name(graded.session_id, taken)
+                    if graded.staged:
+                        os.rename(graded.staged, sessions / name)
+                    else:
+                        write_report(sessions / name, graded.files)
+                    record = json.loads((sessions / name / "report.json").read_text("utf-8"))
+                    graded = replace(graded, files={}, record=None, staged=None)
+                rows.append(Row(name, graded))
+                summary.write(json.dumps(
+                    scrub_data(_summary_record(graded, name, record), redact_secrets),
+                    sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+            summary.flush()
+            os.fsync(summary.fileno())
+        shutil.rmtree(work)  # empty unless a worker failed part-way through its pages
         figures = aggregate(rows)
-        write_file(tmp / "summary.jsonl", "".join(line + "\n" for line in lines))
         write_file(tmp / "aggregate.json", dump_json(scrub_data(figures, redact_secrets)))
         write_file(tmp / "index.html", render_index(rows, figures, generated_at, skipped,
                                                     redact_secrets=redact_secrets))
     return BatchResult(target, tuple(rows), figures, skipped)
 
 
-def _summary_record(graded: Graded, name: str | None) -> dict[str, Any]:
-    if graded.record is not None:
-        record = dict(graded.record)
+def _summary_record(graded: Graded, name: str | None,
+                    record: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    if record is not None:
+        record = dict(record)
     else:  # grading failed: the same shape, with what is known
         from .report import SCHEMA
         from . import __version__
