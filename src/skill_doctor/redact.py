@@ -364,10 +364,9 @@ _INVISIBLE = ("\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u
 # U+FE0E/U+FE0F (text or emoji presentation) are ordinary after a character; a run of them or
 # one at the start of a text hides data as well as any other selector does.
 _SELECTORS = "\ufe0e\ufe0f"
-_CONTROLS = re.compile(f"[{_INVISIBLE}]|(?:^|(?<=[{_SELECTORS}]))[{_SELECTORS}]"
-                       f"|[{_SELECTORS}](?=[{_SELECTORS}])")
-_LINE_CONTROLS = re.compile(f"[{_INVISIBLE}\n\r]|(?:^|(?<=[{_SELECTORS}]))[{_SELECTORS}]"
-                            f"|[{_SELECTORS}](?=[{_SELECTORS}])")
+_STRAY_SELECTOR = f"(?:^|(?<=[{_SELECTORS}\ufe00-\ufe0d]))[{_SELECTORS}]"
+_CONTROLS = re.compile(f"[{_INVISIBLE}]|{_STRAY_SELECTOR}")
+_LINE_CONTROLS = re.compile(f"[{_INVISIBLE}\n\r]|{_STRAY_SELECTOR}")
 
 
 def _code_point(match: re.Match[str]) -> str:
