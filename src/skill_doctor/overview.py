@@ -263,7 +263,7 @@ def _strip(transcript: Transcript, facts: Facts, show) -> Strip:
         files_read=len({p for _, p in facts.reads}), files_edited=len(facts.edited_paths),
         checks=len(facts.checks),
         last_check_turn=last.turn if last else None,
-        last_check_command=show(_one_line(last.command, 200)) if last else None,
+        last_check_command=_one_line(show(last.command), 200) if last else None,
         last_check_passed=last.passed if last else None,
     )
 
