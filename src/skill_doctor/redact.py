@@ -52,11 +52,11 @@ _QUOTED = r"(?P<q>\\?[\"'])(?P<s>(?!\$)(?!\[redacted)[^\"'\n\\]{1,256}?)(?P=q)"
 _KEY_PREFIXES = ("api", "access", "auth", "private", "secret", "encryption", "decryption", "master",
                  "signing", "session", "client", "app", "account", "storage", "service", "hmac",
                  "jwt", "aes", "crypto", "license", "webhook", "enc", "consumer", "bot")
-_KEY = ("(?:password|passwd|pwd|passphrase|secret|token|credentials?|(?:"
+_KEY = ("(?:password|passwd|pwd|passphrase|secret|token|credentials?|(?<=_)auth|(?:"
         + "|".join(f"(?<={w}{sep})" for w in _KEY_PREFIXES for sep in ("", "_", "-"))
         + ")key)")
 # The words a key name ends in, for the fast scan that finds assignment candidates.
-_KEY_WORDS = r"password|passwd|pwd|passphrase|secret|token|credential|key"
+_KEY_WORDS = r"password|passwd|pwd|passphrase|secret|token|credential|key|auth"
 # The key, its optional (possibly escaped) closing quote, and `=` or `:`.
 _ASSIGN = rf"(?i)(?:{_KEY})(?:\\?[\"'])?\s*[:=]\s*"
 
@@ -81,28 +81,28 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
     # lines before it are found backwards (_key_tail).
     ("private-key", r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----", None),
     ("private-key", r"PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:\s*[0-9a-fA-F]+|\Z)", None),
-    ("anthropic-key", r"(?#start)sk-ant-[A-Za-z0-9_\-]{20,}", None),
+    ("anthropic-key", r"sk-ant-[A-Za-z0-9_\-]{20,}", None),
     ("openai-key", r"(?#start)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", None),
-    ("github-token", r"(?#start)(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})", None),
-    ("gitlab-token", r"(?#start)gl(?:pat|dt|ptt|rt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_\-]{20,}",
+    ("github-token", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})", None),
+    ("gitlab-token", r"gl(?:pat|dt|ptt|rt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_\-]{20,}",
      None),
-    ("slack-token", r"(?#start)xox[abposre]-[A-Za-z0-9\-]{10,}", None),
+    ("slack-token", r"xox[abposre]-[A-Za-z0-9\-]{10,}", None),
     ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}",
      None),
     ("discord-webhook", r"(?i)https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v\d+/)?"
                         r"webhooks/\d+/[A-Za-z0-9_\-]{20,}", "http"),
     ("discord-token", r"(?#start)[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}",
      None),
-    ("aws-access-key", r"(?#start)(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])", None),
-    ("google-api-key", r"(?#start)AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", None),
-    ("google-oauth-token", r"(?#start)ya29\.[0-9A-Za-z_\-]{20,}", None),
-    ("stripe-key", r"(?#start)(?:[rs]k|pk)_(?:live|test)_[0-9A-Za-z]{20,}", None),
-    ("stripe-webhook-secret", r"(?#start)whsec_[0-9A-Za-z+/=]{20,}", None),
-    ("huggingface-token", r"(?#start)hf_[A-Za-z0-9]{30,}", None),
-    ("npm-token", r"(?#start)npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", None),
-    ("pypi-token", r"(?#start)pypi-AgE[A-Za-z0-9_\-]{40,}", None),
+    ("aws-access-key", r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])", None),
+    ("google-api-key", r"AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", None),
+    ("google-oauth-token", r"ya29\.[0-9A-Za-z_\-]{20,}", None),
+    ("stripe-key", r"(?:[rs]k|pk)_(?:live|test)_[0-9A-Za-z]{20,}", None),
+    ("stripe-webhook-secret", r"whsec_[0-9A-Za-z+/=]{20,}", None),
+    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}", None),
+    ("npm-token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", None),
+    ("pypi-token", r"pypi-AgE[A-Za-z0-9_\-]{40,}", None),
     ("sendgrid-key", r"(?#start)SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", None),
-    ("digitalocean-token", r"(?#start)do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])", None),
+    ("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])", None),
     ("api-token", r"(?#start)(?:gsk_[A-Za-z0-9]{40,}|r8_[A-Za-z0-9]{30,}|pplx-[A-Za-z0-9]{40,}"
                   r"|xai-[A-Za-z0-9]{40,}|tvly-[A-Za-z0-9\-]{20,}|lin_api_[A-Za-z0-9]{30,}"
                   r"|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|dapi[a-f0-9]{32}"
@@ -111,7 +111,8 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
                   r"|ntn_[A-Za-z0-9]{40,}|pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{30,}"
                   r"|dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|ATATT3[A-Za-z0-9_\-=]{50,}"
                   r"|hvs\.[A-Za-z0-9_\-]{24,}|dckr_pat_[A-Za-z0-9_\-]{20,}"
-                  r"|glrt-[A-Za-z0-9_\-]{20,}|AGE-SECRET-KEY-1[0-9A-Z]{50,})", None),
+                  r"|glrt-[A-Za-z0-9_\-]{20,}|AGE-SECRET-KEY-1[0-9A-Z]{50,}"
+                  r"|SK[0-9a-f]{32}|key-[0-9a-z]{32})(?![A-Za-z0-9])", None),
     ("telegram-bot-token", r"(?#start)\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])", None),
     ("jwt", r"(?#start)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", None),
     # Azure: storage / service bus connection strings and shared access signatures.
@@ -167,7 +168,9 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
 
 # A pattern written with `(?#start)` must begin where a token may start (`_starts_token`). The
 # check is made in code rather than as a lookbehind, so the pattern begins with its literal
-# prefix, which the regex engine finds with a fast scan.
+# prefix, which the regex engine finds with a fast scan. Prefixes distinctive enough to mean a
+# token wherever they are (`ghp_`, `sk-ant-`, `AKIA` + 16) need no such start: a token glued
+# to a word or a number ("id=12ghp_...") is still one.
 _ANCHORED = "(?#start)"
 _PATTERNS: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = tuple(
     (name, re.compile(rx), re.compile(trigger) if trigger else None)
