@@ -80,6 +80,11 @@ POSITIVE = [
     ("sendgrid-key", "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABC"),
     ("digitalocean-token", "dop_v1_" + "0123456789abcdef" * 4),
     ("secret-flag", "tool --token abc123def456"),
+    ("secret-assignment", "Server=db;User ID=sa;Password=correct horse 42;Encrypt=true"),
+    ("secret-assignment", "https://x/login?user=me&password%3Dhunter22"),
+    ("cli-password", "docker login -u me -p hunter22pw registry.example.com"),
+    ("cli-password", "openssl enc -aes-256-cbc -pass pass:hunter22pw -in a"),
+    ("authorization-header", "-H 'X-Token: Bearer abcdef0123456789abcdef0123'"),
     ("private-key", "+MIIEowIBAAKCAQEA1234567890abcdef\n+MIIEowIBAAKCAQEA1234567890abcdee\n"
                     "+-----END RSA PRIVATE KEY-----"),  # the end of a key whose start was cut
 ]

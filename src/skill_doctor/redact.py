@@ -58,7 +58,7 @@ _KEY = ("(?:password|passwd|pwd|passphrase|secret|token|credentials?|(?<=_)auth|
 # The words a key name ends in, for the fast scan that finds assignment candidates.
 _KEY_WORDS = r"password|passwd|pwd|passphrase|secret|token|credential|key|auth"
 # The key, its optional (possibly escaped) closing quote, and `=` or `:`.
-_ASSIGN = rf"(?i)(?:{_KEY})(?:\\?[\"'])?\s*[:=]\s*"
+_ASSIGN = rf"(?i)(?:{_KEY})(?:\\?[\"'])?(?:\s*[:=]\s*|%3[AD])"
 
 # A command-line value: quoted (spaces allowed) or a bare word.
 _ARG = r"""(?P<s>"[^"\n]{1,256}"|'[^'\n]{1,256}'|(?!\$)(?!\[redacted)[^\s"';|&`\\]{3,})"""
@@ -127,6 +127,8 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
      r"(?P<s>(?!\[redacted)[^\s\"'`\\]{8,})"
      r"|(?P<t>(?!\[redacted)(?![a-z]+\s)(?=[^\s\"'`\\]*\d)[^\s\"'`\\]{8,}))",
      "proxy-authorization|authorization"),
+    ("authorization-header", r"(?i)(?#start)bearer\s+(?P<s>(?!\[redacted)[A-Za-z0-9\-._~+/]{20,}=*)",
+     "bearer"),
     ("api-key-header",
      r"(?i)(?#start)(?:x-api-key|x-auth-token|api-key|x-access-token|private-token"
      r"|x-goog-api-key|anthropic-api-key|openai-api-key)(?:\\?[\"'])?\s*:\s*(?:\\?[\"'])?"
@@ -160,6 +162,13 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
                      rf"|smbclient|psql|ldapsearch|ldapmodify){_SAME_COMMAND}\s"
                      r"(?:-p|-a|--password|--pass|-w|--pass=)\s*" + _ARG,
      "mongo|redis-cli|smbclient|psql|ldap"),
+    ("cli-password", rf"(?i)(?<![A-Za-z0-9_])(?:docker|podman|buildah|skopeo|helm|oras)"
+                     rf"\s+(?:registry\s+)?login\b{_SAME_COMMAND}\s(?:-p|--password)[ =]?\s*"
+                     + _ARG, "docker|podman|buildah|skopeo|helm|oras"),
+    ("cli-password", r"(?i)(?#start)-pass(?:in|out)?\s+pass:" + _ARG, "-pass"),
+    # A connection string's password runs to its `;` (it may hold spaces).
+    ("secret-assignment", r"(?i)(?#start)(?:password|pwd)\s*=\s*(?P<s>(?!\[redacted)"
+                          r"[^;\n\"'\\]{1,256})(?=;)", "password|pwd"),
     ("secret-assignment", _ASSIGN + _QUOTED, _KEY_WORDS),
     ("secret-assignment", _ASSIGN + r"(?:\\?[\"'])?" + _VALUE, _KEY_WORDS),
     ("secret-flag", r"(?i)--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret"
