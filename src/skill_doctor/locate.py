@@ -73,6 +73,9 @@ def iter_transcripts(folder: Path, max_depth: int | None = None,
     base_depth = len(folder.parts)
     for root, dirs, files in os.walk(folder, followlinks=False):
         depth = len(Path(root).parts) - base_depth
+        if links is not None:
+            links.extend(Path(root) / d for d in sorted(dirs)
+                         if _walked_dir(d) and os.path.islink(os.path.join(root, d)))
         dirs[:] = sorted(d for d in dirs if _walked_dir(d)
                          and (max_depth is None or depth < max_depth))
         for name in sorted(files):

@@ -133,18 +133,19 @@ class Bounder:
     def feed(self, data: bytes) -> None:
         buf = self.carry + data if self.carry else data
         self.carry = b""
+        view = memoryview(buf)  # string pieces are looked at, not copied
         pos, size = 0, len(buf)
         while pos < size:
             if self.in_string:
                 end = _STRING_BODY.match(buf, pos).end()
                 if end < size and buf[end] == 0x22:  # the closing quote
-                    self._string(buf[pos:end])
+                    self._string(view[pos:end])
                     self._close_string()
                     pos = end + 1
                     continue
                 if end < size:  # a backslash with nothing after it: wait for the next chunk
-                    self.carry = buf[end:]
-                self._string(buf[pos:end])
+                    self.carry = bytes(buf[end:])
+                self._string(view[pos:end])
                 break
             match = _STRUCTURE.search(buf, pos)
             stop = match.start() if match else size
@@ -178,17 +179,21 @@ class Bounder:
                 raise ValueError(f"larger than {self.max_bytes // (1024 * 1024)} MiB even with "
                                  f"its long strings cut")
 
-    def _string(self, piece: bytes) -> None:
-        if self.skip_from or not piece:
+    def _string(self, piece: bytes | memoryview) -> None:
+        if self.skip_from or not len(piece):
             return
         room = self.keep - len(self.head)
         if room > 0:
             self.head += piece[:room]
             piece = piece[room:]
         self.length += len(piece)
+        cap = self.keep + 64
+        if len(piece) >= cap:  # only the last `cap` bytes can end up in the tail
+            self.tail[:] = piece[-cap:]
+            return
         self.tail += piece
-        if len(self.tail) > 2 * self.keep + 64:
-            del self.tail[: len(self.tail) - self.keep - 64]
+        if len(self.tail) > 2 * cap:
+            del self.tail[: len(self.tail) - cap]
 
     def _close_string(self) -> None:
         self.in_string = False
