@@ -162,3 +162,65 @@ def test_no_redact_keeps_the_secret_in_every_field(tmp_path, capsys, isolated_ho
         assert fragments[0] in value
     html = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
     assert html.count(fragments[0]) >= 8
+
+
+# -- every string field of real sessions, whatever the harness -------------------------------
+
+from conftest import CORPUS, needs_corpus  # noqa: E402
+
+ROTATION = [(secret, fragments[0]) for _, secret, fragments in FAMILIES
+            if "\n" not in secret]
+FORMATS = ["claude-code", "codex", "cline", "aider", "gemini", "gemini-stream", "pi", "specstory",
+           "claude-export", "cursor-export", "mini-swe-agent", "swe-agent-traj", "plain-log",
+           "terminal-log"]
+
+
+def _smallest(folder: str):
+    base = CORPUS / folder
+    files = sorted((p for p in base.rglob("*") if p.is_file()), key=lambda p: (p.stat().st_size, p))
+    return files[0] if files else None
+
+
+def _seeded(value, counter=[0]):
+    """`value` with a secret (in rotation) appended to every string in it."""
+    if isinstance(value, str):
+        counter[0] += 1
+        return f"{value} {ROTATION[counter[0] % len(ROTATION)][0]}"
+    if isinstance(value, dict):
+        return {k: _seeded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_seeded(v) for v in value]
+    return value
+
+
+@needs_corpus
+@pytest.mark.parametrize("folder", FORMATS)
+def test_a_secret_in_every_string_of_a_real_session_reaches_no_output(tmp_path, capsys,
+                                                                      isolated_home, folder):
+    source = _smallest(folder) if (CORPUS / folder).is_dir() else None
+    if source is None:
+        pytest.skip(f"no {folder} session in the corpus")
+    text = source.read_text(encoding="utf-8", errors="replace")
+    session = tmp_path / f"seeded{source.suffix}"
+    if source.suffix == ".jsonl":
+        records = []
+        for line in text.splitlines():
+            try:
+                records.append(json.dumps(_seeded(json.loads(line))))
+            except ValueError:
+                records.append(line)
+        session.write_text("\n".join(records) + "\n", encoding="utf-8")
+    elif source.suffix == ".json":
+        session.write_text(json.dumps(_seeded(json.loads(text))), encoding="utf-8")
+    else:  # text logs: a secret at the end of every line
+        session.write_text("".join(f"{line} {ROTATION[i % len(ROTATION)][0]}\n"
+                                   for i, line in enumerate(text.splitlines())), encoding="utf-8")
+    fragments = [fragment for _, fragment in ROTATION]
+    code, out, err = run_cli(["report", str(session), "-o", "r"], tmp_path, capsys)
+    assert code == 0, err
+    _assert_clean(_everything_under(tmp_path / "r") + out + err, fragments, isolated_home,
+                  f"report of {source.name}")
+    for fmt in ("text", "json", "github"):
+        code, out, err = run_cli(["check", str(session), "--format", fmt, "--exit-zero"],
+                                 tmp_path, capsys)
+        _assert_clean(out + err, fragments, isolated_home, f"check --format {fmt}")

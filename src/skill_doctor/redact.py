@@ -115,6 +115,13 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
                   r"|SK[0-9a-f]{32}|key-[0-9a-z]{32})(?![A-Za-z0-9])", None),
     ("telegram-bot-token", r"(?#start)\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])", None),
     ("jwt", r"(?#start)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", None),
+    # What is left of a token some producer cut short (a note cut at 120 characters, a log that
+    # truncated it): a distinctive prefix and the start of a token, then the end of the text,
+    # a line, or an ellipsis.
+    ("cut-token", r"(?:gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt)-|xox[abposre]-|sk-ant-"
+                  r"|sk-proj-|[rs]k_(?:live|test)_|whsec_|AKIA|ASIA|AIza|ya29\.|pypi-AgE"
+                  r"|do[opr]_v1_|hvs\.|dckr_pat_)[A-Za-z0-9_\-]{4,}(?=…|\.\.\.|[ \t]*(?:\n|\Z))",
+     None),
     # Azure: storage / service bus connection strings and shared access signatures.
     ("azure-key", r"(?i)(?<![A-Za-z0-9])(?:accountkey|sharedaccesskey|sharedsecret)\s*=\s*"
                   r"(?P<s>[A-Za-z0-9+/=%]{16,})", "accountkey|sharedaccesskey|sharedsecret"),
