@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..model import ParseProblem, Transcript
-from ..text import cut
+from ..text import cut as cut_text
 
 # Module names under skill_doctor.decode, in sniffing order. Imported only when needed.
 DECODERS: tuple[str, ...] = ("claude_code", "codex", "gemini", "pi", "cline", "trajectories", "opencode", "messages")
@@ -92,7 +92,7 @@ def decode_file(path: str | os.PathLike[str], harness: str | None = None) -> Tra
             # Fuzzing keeps this path unreached; if a new input shape finds one, the user gets
             # a parse-error report that names the fault instead of a traceback.
             return _problem(path, f"the decoder failed on {path.name}: "
-                                  f"{type(exc).__name__}: {cut(str(exc), 200)}")
+                                  f"{type(exc).__name__}: {cut_text(str(exc), 200)}")
     if path.is_symlink():  # named on the command line (folder walks never follow links)
         transcript = dataclasses.replace(transcript, notes=(
             *transcript.notes, f"{path.name} is a symbolic link to {os.path.realpath(path)}; "
