@@ -63,9 +63,9 @@ _ASSIGN = rf"(?i)(?:{_KEY})(?:\\?[\"'])?(?:\s*[:=]\s*|%3[AD])"
 # A command-line value: quoted (spaces allowed) or a bare word.
 _ARG = r"""(?P<s>"[^"\n]{1,256}"|'[^'\n]{1,256}'|(?!\$)(?!\[redacted)[^\s"';|&`\\]{3,})"""
 # The rest of a command line, up to a command separator.
-_SAME_COMMAND = r"[^\n;|&]*?"
+_SAME_COMMAND = r"[^\n;|&]{0,200}?"  # bounded: a long line must not make a scan quadratic
 # Whitespace, or a JSON-escaped line break (a .netrc shown inside a JSON string).
-_WS = r"(?:\s|\\[nrt])+"
+_WS = r"(?:[ \t\r\n]|\\[nrt]){1,16}"
 
 _B64_LINE = r"[A-Za-z0-9+/=]{16,}"
 
@@ -114,11 +114,14 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
                   r"|glrt-[A-Za-z0-9_\-]{20,}|AGE-SECRET-KEY-1[0-9A-Z]{50,}"
                   r"|SK[0-9a-f]{32}|key-[0-9a-z]{32})(?![A-Za-z0-9])", None),
     ("telegram-bot-token", r"(?#start)\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])", None),
-    ("jwt", r"(?#start)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", None),
+    # The start is checked in the pattern (after its literal, so the fast scan stays): a run of
+    # "eyJ" must not be retried at every repeat when no dot follows.
+    ("jwt", r"eyJ(?:(?<![A-Za-z0-9_\-]eyJ)|(?<=\\[nrtbf]eyJ))[A-Za-z0-9_\-]{8,}\.eyJ"
+            r"[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", None),
     # What is left of a token some producer cut short (a note cut at 120 characters, a log that
     # truncated it): a distinctive prefix and the start of a token, then the end of the text,
     # a line, or an ellipsis.
-    ("cut-token", r"(?:gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt)-|xox[abposre]-|sk-ant-"
+    ("cut-token", r"(?<![A-Za-z0-9_\-])(?:gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt)-|xox[abposre]-|sk-ant-"
                   r"|sk-proj-|[rs]k_(?:live|test)_|whsec_|AKIA|ASIA|AIza|ya29\.|pypi-AgE"
                   r"|do[opr]_v1_|hvs\.|dckr_pat_)[A-Za-z0-9_\-]{4,}(?=…|\.\.\.|[ \t]*(?:\n|\Z))",
      None),
@@ -147,13 +150,13 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
     # Credentials in a URL: `user:pw@`, `:pw@` (redis), passwords holding `/`. A port
     # (`host:8080/path@v1`) is not a password.
     ("url-credentials",
-     r"(?<=[A-Za-z0-9])://(?P<s>[^/\s:@\"'<>\\]*:(?!\d{1,5}(?:[/?#\s\"'<>]|$))"
-     r"(?!\[redacted)[^\s@\"'<>\\?#]+)@(?=[A-Za-z0-9\[._\-])", None),
+     r"(?<=[A-Za-z0-9])://(?P<s>[^/\s:@\"'<>\\]{0,128}:(?!\d{1,5}(?:[/?#\s\"'<>]|$))"
+     r"(?!\[redacted)[^\s@\"'<>\\?#]{1,256})@(?=[A-Za-z0-9\[._\-])", None),
     ("docker-auth", r"(?i)(?:auth|identitytoken|registrytoken)\\?\"\s*:\s*\\?\""
                     r"(?P<s>[A-Za-z0-9+/=_\-.]{8,})\\?\"", "auth\"|auth\\\"|identitytoken|registrytoken"),
     # .netrc: `machine host login me password PW` (on one line or several).
-    ("netrc-password", rf"(?i)(?<![A-Za-z0-9])(?:machine{_WS}\S+|default)"
-                       rf"(?:{_WS}(?:login|account|port){_WS}\S+)+{_WS}password{_WS}"
+    ("netrc-password", rf"(?i)(?<![A-Za-z0-9])(?:machine{_WS}[^\s\\]{{1,256}}|default)"
+                       rf"(?:{_WS}(?:login|account|port){_WS}[^\s\\]{{1,256}}){{1,3}}{_WS}password{_WS}"
                        r"(?P<s>(?!\[redacted)[^\s\\]+)", "machine|default"),
     ("netrc-password", r"(?i)\n[ \t]*password[ \t]+(?P<s>(?!\[redacted)(?!\$)[^\s\\]{4,})"
                        r"[ \t]*(?=\n|$)", "\npassword|\n password|\n\tpassword|\n  password"),
@@ -315,7 +318,7 @@ _KEY_TAIL = re.compile(r"(?:[+\- ]?(?:\n\r?|n\\(?:r\\)?)[A-Za-z0-9+/=]{16,})+")
 
 def _key_tail(match: re.Match[str]) -> tuple[int, int, str]:
     start = match.start()
-    window = match.string[max(0, start - 65536):start][::-1]
+    window = match.string[max(0, start - 8192):start][::-1]
     back = _KEY_TAIL.match(window)
     return start - (back.end() if back else 0), match.end(), "[redacted: private-key]"
 
