@@ -131,3 +131,31 @@ def test_report_sessions_and_batch_forge_nothing(hostile, capsys):
             assert not _shown_raw(text), (path.name, _shown_raw(text))
     index = (work / "b" / "index.html").read_text(encoding="utf-8")
     assert "[U+202E]" in index and "[U+001B]" in index and "[U+0007]" in index
+
+
+def test_every_printed_line_goes_through_the_one_printer():
+    """Nothing in the package writes to stdout or stderr but cli.say (through redact.terminal)
+    and the progress bar (its own counters only): a new command that printed directly would
+    bypass redaction and the workflow-command guard."""
+    import ast
+    from pathlib import Path
+
+    import skill_doctor
+
+    allowed = {("cli.py", "say"), ("cli.py", "draw")}  # the printer and the progress bar
+    offenders = []
+    for source in sorted(Path(skill_doctor.__file__).parent.rglob("*.py")):
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(func):
+                if not isinstance(node, ast.Call):
+                    continue
+                target = node.func
+                printing = isinstance(target, ast.Name) and target.id == "print"
+                writing = (isinstance(target, ast.Attribute) and target.attr == "write"
+                           and ast.unparse(target.value) in ("stream", "sys.stdout", "sys.stderr"))
+                if (printing or writing) and (source.name, func.name) not in allowed:
+                    offenders.append(f"{source.name}:{node.lineno} in {func.name}")
+    assert not offenders, offenders
