@@ -2,7 +2,8 @@
 
     PYTHONPATH=src python3 benchmarks/hostile_inputs.py
 
-Cases: a 50 MB single JSONL line, 40 MB of plain text (over the 32 MiB cap), JSON nested
+Cases: a 50 MB single JSONL line, a 100 MB tool output line (over the 64 MiB line cap, kept
+as head and tail), 40 MB of plain text (over the 32 MiB cap), JSON nested
 100,000 deep (objects and arrays), a folder of 10,000 files, 1 MB of NUL bytes. Each case runs
 `skill-doctor report` in a child process; the figures are wall time, peak RSS (ru_maxrss of the
 child) and the report status.
@@ -37,6 +38,25 @@ def make_cases(base: Path) -> dict[str, Path]:
             fh.write(chunk)
         fh.write('"}}\n')
     cases["50 MB single JSONL line"] = big
+    # A failing test run whose output (twice: content and toolUseResult) is past the 64 MiB
+    # line cap: the call must keep its exit status and the end of its output.
+    tool = base / "tool100mb.jsonl"
+    with open(tool, "w") as fh:
+        fh.write(TURNS)
+        fh.write('{"parentUuid":"a1","type":"assistant","uuid":"a2","sessionId":"s","message":'
+                 '{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"t1",'
+                 '"name":"Bash","input":{"command":"pytest"}}]}}\n')
+        passed = "test_x.py::test_case PASSED\\n" * (1 << 15)
+        fh.write('{"parentUuid":"a2","type":"user","uuid":"u2","sessionId":"s","message":'
+                 '{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1",'
+                 '"is_error":true,"content":"')
+        for _ in range(50):
+            fh.write(passed)
+        fh.write('1 failed"}]},"toolUseResult":{"stdout":"')
+        for _ in range(50):
+            fh.write(passed)
+        fh.write('1 failed","stderr":"","interrupted":false}}\n')
+    cases["100 MB tool output line (cap 64 MiB)"] = tool
     text = base / "text40mb.txt"
     with open(text, "w") as fh:
         line = "User: " + "words " * 100 + "\nAssistant: " + "reply " * 100 + "\n"

@@ -208,19 +208,59 @@ def test_fifty_megabyte_single_line_is_read_and_clipped(tmp_path):
     assert len(html) < 1_000_000
 
 
-def test_line_over_the_cap_is_skipped_with_a_note(tmp_path, monkeypatch):
+def test_line_over_the_cap_keeps_head_and_tail_with_a_note(tmp_path, monkeypatch):
+    """A line past the cap is streamed, never held whole, and kept with its long strings cut
+    (it used to be dropped, and a failed call with it)."""
     monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 4096)
     monkeypatch.setattr(jsonl, "_CHUNK", 1000)  # the rest of the line is read in pieces
     lines = claude_jsonl(TWO_TURNS).splitlines(keepends=True)
     record = json.loads(lines[0])
-    record["message"]["content"] = "B" * 100_000
+    record["message"]["content"] = "B" * 100_000 + " the end"
     record["uuid"] = "big"
     session = tmp_path / "big.jsonl"
     session.write_text(lines[0] + json.dumps(record) + "\n" + lines[1])
     transcript = decode_file(session)
-    assert [t.content for t in transcript.turns] == ["Fix the bug in a.py", "Fixed it."]
-    assert "1 line(s) longer than 0 MiB were skipped" in transcript.notes
-    assert dict(transcript.skipped)["too-long"] == 1
+    assert [t.content[:19] for t in transcript.turns] == ["Fix the bug in a.py", "BBBBBBBBBBBBBBBBBBB",
+                                                          "Fixed it."]
+    assert transcript.turns[1].content.endswith("B the end")
+    assert "not kept" in transcript.turns[1].content
+    assert "1 line(s) longer than 0 MiB were read with their long strings cut to head and tail" \
+        in transcript.notes
+
+
+def test_an_oversized_tool_output_keeps_its_head_tail_and_exit_status(tmp_path, monkeypatch):
+    """A failing test run whose output is past the line cap still fails the call, and the
+    summary at the end of the output is still shown."""
+    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 64 * 1024)
+    output = "collecting ...\n" + "test_x.py::test_case PASSED\n" * 40_000 + "1 failed, 39999 passed"
+    steps = [{"user": "make the tests pass"},
+             {"tool": "Bash", "input": {"command": "pytest -q"}, "output": output, "error": True,
+              "result": {"stdout": output, "stderr": "", "interrupted": False}},
+             {"assistant": "One test still fails."}]
+    session = tmp_path / "big.jsonl"
+    session.write_text(claude_jsonl(steps))
+    assert session.stat().st_size > 2 * 1024 * 1024
+    transcript = decode_file(session)
+    call = next(t for t in transcript.turns if t.tool_name == "Bash")
+    assert call.is_error and call.command == "pytest -q"
+    assert call.tool_output.startswith("collecting ...")
+    assert call.tool_output.rstrip().endswith("1 failed, 39999 passed")
+
+
+def test_a_whole_document_nested_ten_thousand_deep_keeps_the_session(tmp_path):
+    depth = 10_000
+    deep = '{"a":' * depth + "1" + "}" * depth
+    messages = [{"role": "user", "content": "Fix the bug in a.py"},
+                {"role": "assistant", "content": "Fixed it.", "metadata": "DEEP"},
+                {"role": "user", "content": "thanks"}]
+    session = tmp_path / "chat.json"
+    session.write_text(json.dumps({"messages": messages}).replace('"DEEP"', deep))
+    report, html, _ = pipeline(session)
+    assert report.transcript.problem is None, report.message
+    assert [t.content for t in report.transcript.turns] == ["Fix the bug in a.py", "Fixed it.",
+                                                            "thanks"]
+    assert f"1 value(s) nested deeper than {jsonl.MAX_DEPTH} levels were skipped" \
+        in report.transcript.notes
 
 
 def test_plain_text_over_the_cap_is_cut_at_a_line_with_a_note(tmp_path, monkeypatch):
@@ -468,3 +508,67 @@ def test_forced_replace_that_fails_keeps_the_earlier_report(tmp_path, capsys, mo
     assert code == 3 and err.count("\n") == 1
     assert (tmp_path / "r" / "report.json").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+
+
+# -- symbolic links and pseudo-files (a repository can ship them) ------------------------------
+
+
+@pytest.fixture
+def linked_repo(tmp_path, monkeypatch):
+    """A repository whose sessions folder holds a real session, a link to /proc/self/environ and
+    a link to a file outside the repository; the environment holds a marker value."""
+    monkeypatch.setenv("SD_TEST_ENV_MARKER", "envmarker0123456789")
+    repo = tmp_path / "repo"
+    (repo / "sessions").mkdir(parents=True)
+    (repo / "sessions" / "a.jsonl").write_text(claude_jsonl(TWO_TURNS))
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("outsidemarker0123456789 is not a session\n")
+    (repo / "sessions" / "b.jsonl").symlink_to("/proc/self/environ")
+    (repo / "sessions" / "c.jsonl").symlink_to(outside)
+    return repo
+
+
+def test_folder_walks_do_not_follow_file_symlinks(linked_repo, capsys):
+    for argv in (["check", "sessions"], ["check", "sessions/*.jsonl"],
+                 ["batch", "sessions", "-o", "out"]):
+        code, out, err = run(argv, linked_repo, capsys)
+        assert code == 0, err
+        shown = out + err
+        if argv[0] == "batch":
+            shown += "".join(p.read_text() for p in (linked_repo / "out").rglob("*") if p.is_file())
+        assert "envmarker0123456789" not in shown and "outsidemarker" not in shown
+        assert "b.jsonl: a symbolic link, not followed" in err
+        assert "c.jsonl: a symbolic link, not followed" in err
+        assert "Checked 1 session" in out or argv[0] == "batch"
+
+
+def test_a_named_symlink_is_followed_and_said_so(linked_repo, capsys):
+    code, out, err = run(["report", "sessions/c.jsonl", "-o", "r"], linked_repo, capsys)
+    assert code == 0, err
+    data = report_of(linked_repo / "r")
+    assert any("symbolic link" in note and "followed" in note for note in data["notes"])
+    code, out, err = run(["check", "sessions/c.jsonl"], linked_repo, capsys)
+    assert "sessions/c.jsonl: a symbolic link, followed because it was named" in err
+
+
+def test_proc_files_are_refused_even_when_named(linked_repo, capsys):
+    code, out, err = run(["check", "sessions/b.jsonl"], linked_repo, capsys)
+    assert code == 1
+    assert "envmarker0123456789" not in out + err
+    assert "b.jsonl is not a regular file (a file of the kernel's /proc" in out
+    code, _, err = run(["report", "sessions/b.jsonl", "-o", "r"], linked_repo, capsys)
+    assert code == 0, err
+    data = report_of(linked_repo / "r")
+    assert data["status"] == "parse_error" and "/proc" in data["message"]
+    assert "envmarker0123456789" not in (linked_repo / "r" / "report.html").read_text()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_special_files_are_refused_with_a_one_line_reason(tmp_path, capsys):
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    code, out, _ = finishes(lambda: run(["check", "pipe.jsonl"], tmp_path, capsys))
+    assert code == 1
+    line = next(x for x in out.splitlines() if "SD001" in x)
+    assert "pipe.jsonl is not a regular file (a FIFO (named pipe)); refused" in line
+    if os.path.exists("/dev/null"):
+        assert "(a character device)" in decode_file("/dev/null").problem.message

@@ -44,6 +44,51 @@ POSITIVE = [
     ("secret-assignment", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
     ("secret-assignment", '{"api_key": "live-0123456789"}'),
     ("secret-assignment", "mysql --password=topsecret1 -u root"),
+    ("secret-assignment", "SECRET_KEY=django-insecure-hunter99"),
+    ("secret-assignment", "ENCRYPTION_KEY=zyxwvut-0123"),
+    ("secret-assignment", "export DJANGO_SECRET_KEY=zyxwvut-4567"),
+    ("secret-assignment", "MASTER_KEY: zyxwvut89ab"),
+    ("secret-assignment", 'db_password = "correct horse battery"'),
+    ("secret-assignment", "x\\npassword=hunter22"),  # after a JSON escape
+    ("secret-assignment", '{\\"api_key\\": \\"live-0123456789\\"}'),  # JSON inside JSON
+    ("github-token", f"echo done\\n{GH}"),  # after a JSON \n escape
+    ("github-token", f"MY_{GH}"),  # after an underscore
+    ("azure-key", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey="
+                  "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9v==;EndpointSuffix=x"),
+    ("azure-sas-signature", "https://a.blob.core.windows.net/c/b?sv=2022-11-02&sp=r"
+                            "&sig=abcDEF123%2Bxyz%3Dtopsecret456"),
+    ("discord-webhook", "https://discord.com/api/webhooks/123456789012345678/"
+                        "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcdefghijkl"),
+    ("discord-token", "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GaBcDe.abcdefghijklmnopqrstuvwxyz0123"),
+    ("stripe-webhook-secret", "whsec_" + "a1B2c3D4e5F6g7H8i9J0k1L2"),
+    ("url-credentials", "https://user:pa/ss0rd-hunter@example.com/x"),
+    ("url-credentials", "redis://:hunter2pw@cache:6379/0"),
+    ("cli-password", "curl -u alice:s3cretpw https://api.example.com"),
+    ("cli-password", "curl -s --user 'bob:correct-horse x' https://x"),
+    ("cli-password", "mysql -u root -ptopsecret1 db"),
+    ("cli-password", "sshpass -p 'correct-horse x' ssh host"),
+    ("docker-auth", '{"auths":{"https://index.docker.io/v1/":{"auth":"dXNlcjpwYXNzd29yZA=="}}}'),
+    ("netrc-password", "machine api.example.com login me password hunter22"),
+    ("netrc-password", "machine api.example.com\n  login me\n  password hunter22"),
+    ("cookie", "Cookie: session=abc123def456; csrftoken=topsecret9"),
+    ("cookie", '{"Cookie": "sid=topsecret9abc"}'),
+    ("api-key-header", "curl -H 'x-api-key: live-0123456789abc' https://x"),
+    ("telegram-bot-token", "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1 ok"),
+    ("api-token", "GROQ gsk_" + "a1B2c3D4e5F6g7H8i9J0" * 3),
+    ("google-oauth-token", "ya29.a0AfH6SMBx" + "abcdefghij" * 3),
+    ("pypi-token", "pypi-AgEIcHlwaS5vcmc" + "abcdefghij" * 5),
+    ("sendgrid-key", "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABC"),
+    ("digitalocean-token", "dop_v1_" + "0123456789abcdef" * 4),
+    ("secret-flag", "tool --token abc123def456"),
+    ("cut-token", "the last check still fails: curl -H x ghp_a1B2c3D4e5"),  # cut by a producer
+    ("cut-token", "key AKIAIOSFOD…"),
+    ("secret-assignment", "Server=db;User ID=sa;Password=correct horse 42;Encrypt=true"),
+    ("secret-assignment", "https://x/login?user=me&password%3Dhunter22"),
+    ("cli-password", "docker login -u me -p hunter22pw registry.example.com"),
+    ("cli-password", "openssl enc -aes-256-cbc -pass pass:hunter22pw -in a"),
+    ("authorization-header", "-H 'X-Token: Bearer abcdef0123456789abcdef0123'"),
+    ("private-key", "+MIIEowIBAAKCAQEA1234567890abcdef\n+MIIEowIBAAKCAQEA1234567890abcdee\n"
+                    "+-----END RSA PRIVATE KEY-----"),  # the end of a key whose start was cut
 ]
 
 NEGATIVE = [
@@ -65,6 +110,17 @@ NEGATIVE = [
     "Authorization: required",
     "task-queue sk-learn skeleton",
     "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "docker run -u 1000:1000 img",
+    "git push -u origin main",
+    "http://localhost:8080/path@v1",
+    "key-value store",
+    "sort_key=lambda x: x",
+    "primary_key=True",
+    "session_key = None",
+    "the cookie jar is empty",
+    "disk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "mysql -p db",
+    "machine learning with a default password policy",
 ]
 
 
@@ -75,7 +131,10 @@ def test_secret_is_replaced_by_its_typed_marker(kind, text):
     for token in ("Ab3_Ab3_", "x9Y8z7", GH[4:], "abcdefghij0123456789", "AKIAIOSFODNN7",
                   "hunter", "s3cretpw", "MIIEow", "b3BlbnNz", "abcdef0123456789",
                   "correct-horse", "abc123def456", "zyxwvut", "wJalrXUt", "dozjgNry",
-                  "dXNlcjpw", "topsecret", "live-0123"):
+                  "dXNlcjpw", "topsecret", "live-0123", "zyxwvut", "correct", "pa/ss0rd",
+                  "hunter2pw", "Zm9vYmFy", "abcDEF123", "AbCdEfGh", "a1B2c3D4", "abc123def",
+                  "AAHdqTcv", "0123456789abcdef", "MIIEowIBAAKCAQEA", "GaBcDe", "a1B2c3D4e5",
+                  "IOSFOD"):
         assert token not in out
 
 

@@ -45,7 +45,7 @@ COMMANDS = [
 # What a command that writes must write, besides anything else inside its directory.
 REPORT_FILES = {"report.html", "report.json"}
 BATCH_FILES = {"index.html", "summary.jsonl", "sessions"}
-COMPARE_FILES = {"compare.html", "compare.json"}
+COMPARE_FILES = {"compare.html", "compare.json", ".skill-doctor-files"}  # the manifest --force reads
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -110,7 +110,8 @@ def test_command_changes_nothing_but_its_output(tree, capsys, argv, creates):
         top = {p[len(prefix) + 1:] for p in new_paths if p.count("/") == prefix.count("/") + 1}
         if argv[0] == "report":
             assert code == 0
-            assert new_paths == {prefix, f"{prefix}/report.html", f"{prefix}/report.json"}
+            assert new_paths == {prefix, f"{prefix}/report.html", f"{prefix}/report.json",
+                                 f"{prefix}/.skill-doctor-files"}  # the manifest --force reads
         elif argv[0] == "compare":
             assert code == 0 and top == COMPARE_FILES, top
         elif argv[0] == "skill":
@@ -142,3 +143,92 @@ def test_transcript_mtime_and_atime_untouched_by_decoding(tmp_path):
     before = (session.read_bytes(), session.stat().st_mtime_ns, session.stat().st_mode)
     decode_file(session)
     assert (session.read_bytes(), session.stat().st_mtime_ns, session.stat().st_mode) == before
+
+
+# -- --force replaces only what skill-doctor wrote ----------------------------------------------
+
+
+def _force(argv: list[str], cwd: Path, capsys) -> tuple[int, str]:
+    from conftest import run_cli
+
+    code, _, err = run_cli(argv + ["--force"], cwd, capsys)
+    return code, err
+
+
+@pytest.mark.parametrize("command", ["report", "batch"])
+def test_force_replaces_only_a_directory_whose_every_file_skill_doctor_wrote(tmp_path, capsys,
+                                                                            command):
+    from conftest import run_cli
+
+    session = str(EXAMPLES / "clean-fix.jsonl")
+    argv = [command, session, "-o", "out"]
+    assert run_cli(argv, tmp_path, capsys)[0] == 0
+    manifest = (tmp_path / "out" / ".skill-doctor-files").read_text()
+    assert "report.html" in manifest and "report.json" in manifest
+    assert _force(argv, tmp_path, capsys)[0] == 0  # an untouched earlier output: replaced
+
+    # A file added, a file changed, a folder added, a link added, the manifest missing or
+    # lying: each is refused with exit 2 and leaves everything as it was.
+    def added_file(d: Path) -> None:
+        (d / "notes.txt").write_text("precious")
+
+    def changed_file(d: Path) -> None:
+        (d / "report.json").write_text("{}\n")
+
+    def added_folder(d: Path) -> None:
+        (d / "mine").mkdir()
+
+    def added_link(d: Path) -> None:
+        (d / "link").symlink_to(tmp_path)
+
+    def no_manifest(d: Path) -> None:
+        (d / ".skill-doctor-files").unlink()
+
+    def manifest_claims_more(d: Path) -> None:
+        (d / "notes.txt").write_text("precious")
+        with open(d / ".skill-doctor-files", "a") as fh:
+            fh.write("0" * 64 + "  notes.txt\n")
+
+    for tamper in (added_file, changed_file, added_folder, added_link, no_manifest,
+                   manifest_claims_more):
+        if (tmp_path / "out").exists():
+            import shutil
+            shutil.rmtree(tmp_path / "out")
+        assert run_cli(argv, tmp_path, capsys)[0] == 0
+        tamper(tmp_path / "out")
+        before = snapshot(tmp_path / "out")
+        code, err = _force(argv, tmp_path, capsys)
+        assert code == 2, tamper.__name__
+        assert "not a skill-doctor report" in err and len(err.strip().splitlines()) == 1
+        assert snapshot(tmp_path / "out") == before, tamper.__name__
+
+
+def test_a_directory_that_merely_holds_a_report_json_is_not_replaced(tmp_path, capsys):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "report.json").write_text("{}")
+    (tmp_path / "out" / "summary.jsonl").write_text("")
+    for command in ("report", "batch"):
+        code, err = _force([command, str(EXAMPLES / "clean-fix.jsonl"), "-o", "out"], tmp_path,
+                           capsys)
+        assert code == 2 and "not a skill-doctor report" in err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["report.json", "summary.jsonl"]
+
+
+@pytest.mark.parametrize("output", [
+    "x" * 300,                      # a folder name longer than a file system allows
+    "/".join(["d"] * 2000),         # a path deeper and longer than PATH_MAX
+    "a/" + "b" * 256 + "/c",
+    "bad\0name",
+])
+def test_a_bad_output_directory_is_a_one_line_usage_error(tmp_path, capsys, output):
+    from conftest import run_cli
+
+    for command in ("report", "batch"):
+        code, out, err = run_cli([command, str(EXAMPLES / "clean-fix.jsonl"), "-o", output],
+                                 tmp_path, capsys)
+        assert code == 2, err
+        assert len(err.strip().splitlines()) == 1 and "output directory" in err
+        assert list(tmp_path.iterdir()) == []
+    code, _, err = run_cli(["check", str(EXAMPLES / "clean-fix.jsonl"), "--html", output],
+                           tmp_path, capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1

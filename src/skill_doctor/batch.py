@@ -30,6 +30,7 @@ import io
 import json
 import os
 import re
+import shutil
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -71,6 +72,7 @@ class Graded:
     record: Mapping[str, Any] | None = None  # report.json data
     usage: Mapping[str, Any] | None = None  # tokens and cost (report.json's, without turns)
     skipped: bool = False  # older than --since
+    staged: str | None = None  # the folder the worker wrote files into (then files are {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,12 +127,16 @@ def _started(started_at: str | None) -> datetime | None:
 
 def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | None = None,
               redact_secrets: bool = True,
-              thresholds: Mapping[str, float] | None = None) -> tuple[Graded, ...]:
+              thresholds: Mapping[str, float] | None = None, out_dir: str | None = None,
+              index: int = 0) -> tuple[Graded, ...]:
     """Decode one file and grade each session it holds (most files hold one); never raises
     (a failure becomes an error row).
 
     Pass or fail is `check.judge`'s verdict for `thresholds` (the rubric's by default), the
-    same the session's own page shows."""
+    same the session's own page shows. With `out_dir`, the pages are written to
+    `out_dir/<index>-<n>/` here (in the worker) and the row carries only that folder's name:
+    what waits in memory for its turn in the input order is a few hundred bytes per session,
+    whatever the sessions hold."""
     from .decode import decode_file
     from .decode.sessions import split
     from .report import display_path
@@ -141,13 +147,15 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
         name = os.path.splitext(os.path.basename(path))[0] or "session"
         return (Graded(display_path(path, redact_secrets), name, "error",
                        f"grading failed: {type(exc).__name__}: {exc}"),)
-    return tuple(_grade_session(path, t, rubric, generated_at, since, redact_secrets, thresholds)
-                 for t in transcripts)
+    return tuple(_grade_session(path, t, rubric, generated_at, since, redact_secrets, thresholds,
+                                out_dir, f"{index}-{n}")
+                 for n, t in enumerate(transcripts, start=1))
 
 
 def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_at: str,
                    since: datetime | None, redact_secrets: bool,
-                   thresholds: Mapping[str, float] | None = None) -> Graded:
+                   thresholds: Mapping[str, float] | None = None, out_dir: str | None = None,
+                   folder_key: str = "0") -> Graded:
     from .check import judge
     from .render import render
     from .report import display_path, grade, to_json
@@ -176,6 +184,16 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
         if report.findings:
             f = report.findings[0]  # ranked by points recoverable
             worst = f"{f.category} {f.score}/{f.max}"
+        files = {"report.html": render(report), "report.json": dump_json(record)}
+        staged_in = None
+        if out_dir is not None:
+            from .write import write_file
+
+            folder = Path(out_dir) / folder_key
+            folder.mkdir()
+            for name, text in sorted(files.items()):
+                write_file(folder / name, text)
+            files, record, staged_in = {}, None, str(folder)
         return Graded(
             path=shown, session_id=report.session_id, status=report.status,
             message=report.message, harness=transcript.harness,
@@ -186,37 +204,43 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
             passed=None if report.status in ("no_history", "too_short") else verdict.passed,
             failures=verdict.failures,
             findings=tuple((f.rule_id, f.rule_name, f.category) for f in report.findings),
-            files={"report.html": render(report), "report.json": dump_json(record)},
-            record=record, usage=usage_json(report.usage, turns=False))
+            files=files, record=record, staged=staged_in,
+            usage=usage_json(report.usage, turns=False))
     except Exception as exc:  # one session must not stop the batch
+        from .redact import shown as shown_text
+
         name = os.path.splitext(os.path.basename(path))[0] or "session"
-        return Graded(shown, name, "error", f"grading failed: {type(exc).__name__}: {exc}")
+        return Graded(shown, shown_text(name, redact_secrets), "error",
+                      f"grading failed: {type(exc).__name__}: {exc}")
 
 
 def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
               since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
               progress: Callable[[int, int], None] | None = None,
-              thresholds: Mapping[str, float] | None = None) -> Iterable[Graded]:
+              thresholds: Mapping[str, float] | None = None,
+              out_dir: str | None = None) -> Iterable[Graded]:
     """Grade `paths` in order, over `jobs` processes; yields results in input order (every
-    session of a file that holds several, in file order)."""
+    session of a file that holds several, in file order). With `out_dir` the workers write
+    the pages there (see grade_one)."""
     for graded in _grade_files(paths, rubric, generated_at, since=since,
                                redact_secrets=redact_secrets, jobs=jobs, progress=progress,
-                               thresholds=thresholds):
+                               thresholds=thresholds, out_dir=out_dir):
         yield from graded
 
 
 def _grade_files(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
                  since: datetime | None, redact_secrets: bool, jobs: int,
                  progress: Callable[[int, int], None] | None,
-                 thresholds: Mapping[str, float] | None) -> Iterable[tuple[Graded, ...]]:
+                 thresholds: Mapping[str, float] | None,
+                 out_dir: str | None) -> Iterable[tuple[Graded, ...]]:
     work = partial(grade_one, rubric=rubric, generated_at=generated_at, since=since,
-                   redact_secrets=redact_secrets, thresholds=thresholds)
+                   redact_secrets=redact_secrets, thresholds=thresholds, out_dir=out_dir)
     total = len(paths)
     if progress:
         progress(0, total)
     if jobs <= 1 or total <= 1:
         for done, path in enumerate(paths, start=1):
-            yield work(path)
+            yield work(path, index=done - 1)
             if progress:
                 progress(done, total)
         return
@@ -255,10 +279,10 @@ def _ignore_interrupt() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _grade_indexed(item: tuple[int, str], work: Callable[[str], tuple[Graded, ...]]
+def _grade_indexed(item: tuple[int, str], work: Callable[..., tuple[Graded, ...]]
                    ) -> tuple[int, tuple[Graded, ...]]:
     index, path = item
-    return index, work(path)
+    return index, work(path, index=index)
 
 
 def _size(path: str) -> int:
@@ -397,6 +421,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
 
     `thresholds` decide pass or fail (the rubric's by default; `check --html` passes its
     `--min-*` options)."""
+    from .redact import scrub_data
     from .write import dump_json, staged, write_file, write_report
 
     rows: list[Row] = []
@@ -405,35 +430,49 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
     with staged(target, force=force, marker=BATCH_MARKER) as tmp:
         sessions = tmp / "sessions"
         sessions.mkdir()
-        lines: list[str] = []
-        for graded in grade_all(paths, rubric, generated_at, since=since,
-                                redact_secrets=redact_secrets, jobs=jobs, progress=progress,
-                                thresholds=thresholds):
-            if graded.skipped:
-                skipped += 1
-                continue
-            name = None
-            if graded.files:
-                name = folder_name(graded.session_id, taken)
-                write_report(sessions / name, graded.files)
-                graded = replace(graded, files={})  # written: the index needs none of the pages
-            rows.append(Row(name, graded))
-            lines.append(json.dumps(_summary_record(graded, name), sort_keys=True,
-                                    ensure_ascii=False, separators=(",", ":")))
+        work = tmp / ".work"  # the workers' pages, moved under sessions/ in input order
+        work.mkdir()
+        # Memory stays bounded by the workers, not by the number of sessions: pages and
+        # records go to disk as they come, and a row keeps only what the index shows.
+        with open(tmp / "summary.jsonl", "w", encoding="utf-8", errors="replace",
+                  newline="\n") as summary:
+            for graded in grade_all(paths, rubric, generated_at, since=since,
+                                    redact_secrets=redact_secrets, jobs=jobs, progress=progress,
+                                    thresholds=thresholds, out_dir=str(work)):
+                if graded.skipped:
+                    skipped += 1
+                    continue
+                name, record = None, graded.record
+                if graded.staged or graded.files:
+                    name = folder_name(graded.session_id, taken)
+                    if graded.staged:
+                        os.rename(graded.staged, sessions / name)
+                    else:
+                        write_report(sessions / name, graded.files)
+                    record = json.loads((sessions / name / "report.json").read_text("utf-8"))
+                    graded = replace(graded, files={}, record=None, staged=None)
+                rows.append(Row(name, graded))
+                summary.write(json.dumps(
+                    scrub_data(_summary_record(graded, name, record), redact_secrets),
+                    sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+            summary.flush()
+            os.fsync(summary.fileno())
+        shutil.rmtree(work)  # empty unless a worker failed part-way through its pages
         figures = aggregate(rows)
-        write_file(tmp / "summary.jsonl", "".join(line + "\n" for line in lines))
-        write_file(tmp / "summary.csv", summary_csv(rows))
-        write_file(tmp / "aggregate.json", dump_json(figures))
+        write_file(tmp / "summary.csv", summary_csv(rows, redact_secrets))
+        write_file(tmp / "aggregate.json", dump_json(scrub_data(figures, redact_secrets)))
         limits = dict(thresholds) if thresholds is not None else dict(rubric.thresholds)
         for view in VIEWS:
             write_file(tmp / view.file, render_index(rows, figures, generated_at, skipped,
-                                                     view=view.key, thresholds=limits))
+                                                     view=view.key, thresholds=limits,
+                                                     redact_secrets=redact_secrets))
     return BatchResult(target, tuple(rows), figures, skipped)
 
 
-def _summary_record(graded: Graded, name: str | None) -> dict[str, Any]:
-    if graded.record is not None:
-        record = dict(graded.record)
+def _summary_record(graded: Graded, name: str | None,
+                    record: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    if record is not None:
+        record = dict(record)
     else:  # grading failed: the same shape, with what is known
         from .report import SCHEMA
         from . import __version__
@@ -452,17 +491,18 @@ CSV_COLUMNS = ("session", "source", "harness", "started_at", "turns", "status", 
                "code_quality", "verdict", "failures", "worst_criterion", "findings", "report")
 
 
-def _csv_text(value: str) -> str:
-    """Session text for a spreadsheet cell: a leading = + - @ (or tab, CR) would make a
-    spreadsheet run it as a formula, so such cells start with an apostrophe (OWASP's advice);
-    bidi and control characters are shown as [U+202E], never obeyed, as on the pages."""
-    from .redact import visible_controls
+def _csv_text(value: str, redact_secrets: bool = True) -> str:
+    """Session text for a spreadsheet cell: as every output shows it (redact.shown: secrets
+    redacted, control, bidi and invisible characters as [U+202E]), and a leading = + - @ (or
+    tab, CR), which would make a spreadsheet run it as a formula, behind an apostrophe
+    (OWASP's advice)."""
+    from .redact import shown
 
-    value = visible_controls(value)
+    value = shown(value, redact_secrets)
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
-def summary_csv(rows: Sequence[Row]) -> str:
+def summary_csv(rows: Sequence[Row], redact_secrets: bool = True) -> str:
     """summary.jsonl's sessions as spreadsheet rows, in the same (input) order."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -470,12 +510,12 @@ def summary_csv(rows: Sequence[Row]) -> str:
     for row in rows:
         g = row.graded
         verdict = {True: "pass", False: "fail", None: "not graded"}[g.passed]
-        writer.writerow([
-            _csv_text(g.session_id), _csv_text(g.path), g.harness or "", g.started_at or "",
-            g.turns, g.status,
+        cells = [
+            g.session_id, g.path, g.harness or "", g.started_at or "", g.turns, g.status,
             *("" if g.scores.get(name) is None else _num(g.scores[name]) for name in SCALES),
-            verdict, _csv_text("; ".join(g.failures)), _csv_text(g.worst or ""),
-            len(g.findings), f"sessions/{row.name}/report.html" if row.name else ""])
+            verdict, "; ".join(g.failures), g.worst or "", len(g.findings),
+            f"sessions/{row.name}/report.html" if row.name else ""]
+        writer.writerow([_csv_text(c, redact_secrets) if isinstance(c, str) else c for c in cells])
     return out.getvalue()
 
 
@@ -606,11 +646,15 @@ def ordered(rows: Sequence[Row], view: str) -> list[Row]:
 
 def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: str,
                  skipped: int = 0, *, view: str = "score",
-                 thresholds: Mapping[str, float] | None = None) -> str:
+                 thresholds: Mapping[str, float] | None = None,
+                 redact_secrets: bool = True) -> str:
     """One of the batch's index pages (deterministic for the same rows): `view` picks the
-    order of the sessions table; every view shows the same figures."""
+    order of the sessions table; every view shows the same figures. Like report.html it
+    leaves through the page boundary (redact.scrub_page): text redacted, hidden characters
+    shown."""
     from dominate import tags as h
 
+    from .redact import scrub_page
     from .render import page
 
     limits = dict(thresholds or {})
@@ -663,9 +707,7 @@ def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
                      "sessions and rubric give the same pages. summary.jsonl holds one "
                      "report.json record per session, summary.csv the table above for "
                      "spreadsheets, aggregate.json the figures.")
-    # Bidi overrides and control characters from session ids and paths are shown, not obeyed.
-    from .redact import visible_controls
-    return visible_controls(doc.render(pretty=True)) + "\n"
+    return scrub_page(doc, redact_secrets) + "\n"
 
 
 def _harness_section(figures: Mapping[str, Any], h) -> None:

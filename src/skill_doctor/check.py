@@ -30,6 +30,7 @@ from .errors import UsageError
 from .locate import iter_transcripts
 from .report import Report, task_id
 from .rubric import SCALES, Rubric
+from .redact import scrub_data, shown, terminal
 from .text import excerpt
 from .tokens import to_json as usage_json
 
@@ -79,17 +80,20 @@ class SessionCheck:
 # -- which files ---------------------------------------------------------------------------
 
 
-def transcripts_under(folder: Path) -> list[Path]:
-    """Every transcript file below `folder`, sorted by path (subagent files left out)."""
-    return sorted(iter_transcripts(folder), key=lambda p: p.as_posix())
+def transcripts_under(folder: Path, links: list[Path] | None = None) -> list[Path]:
+    """Every transcript file below `folder`, sorted by path (subagent files and symbolic links
+    left out; the links are added to `links`)."""
+    return sorted(iter_transcripts(folder, links=links), key=lambda p: p.as_posix())
 
 
-def expand(args: Sequence[str], cwd: Path) -> list[Path]:
+def expand(args: Sequence[str], cwd: Path, notes: list[str] | None = None) -> list[Path]:
     """Files, folders (every transcript below) and globs -> session files, first mention wins.
 
     A path that does not exist or a glob that matches nothing is a usage error: a CI step
-    pointed at the wrong place must not pass quietly.
+    pointed at the wrong place must not pass quietly. Symbolic links found by a folder walk or
+    a glob are not followed; one named as an argument is. Both are said in `notes`.
     """
+    said: list[str] = notes if notes is not None else []
     out: list[Path] = []
     seen: set[str] = set()
 
@@ -103,9 +107,14 @@ def expand(args: Sequence[str], cwd: Path) -> list[Path]:
         path = Path(arg)
         full = path if path.is_absolute() else cwd / path
         if os.path.lexists(full):
+            if full.is_symlink():
+                said.append(f"{arg}: a symbolic link, followed because it was named")
             if full.is_dir():
-                for found in transcripts_under(full):
+                links: list[Path] = []
+                for found in transcripts_under(full, links):
                     add(path / found.relative_to(full))
+                said.extend(f"{(path / link.relative_to(full)).as_posix()}: a symbolic link, "
+                            f"not followed in a folder (name it to check it)" for link in links)
             else:
                 add(path)
             continue
@@ -113,7 +122,11 @@ def expand(args: Sequence[str], cwd: Path) -> list[Path]:
             # root_dir keeps the working directory's own name out of the pattern
             matches = sorted(glob.glob(arg, root_dir=cwd, recursive=True))
             files = [Path(m) for m in matches if (cwd / m).is_file()]
-            if not files:
+            linked = [f for f in files if (cwd / f).is_symlink()]
+            said.extend(f"{f.as_posix()}: a symbolic link, not followed from a pattern "
+                        f"(name it to check it)" for f in linked)
+            files = [f for f in files if f not in linked]
+            if not files and not linked:
                 raise UsageError(f"{arg}: no file matches")
             for match in files:
                 add(match)
@@ -122,8 +135,11 @@ def expand(args: Sequence[str], cwd: Path) -> list[Path]:
     return out
 
 
-def display(path: Path) -> str:
-    return path.as_posix()
+def display(path: Path, redact_secrets: bool = True) -> str:
+    """A session's path as check lines show it: home as ~, secrets redacted (unless switched
+    off), hidden characters visible; shown on its own, so a pattern never runs over the
+    `path:line:col:` that follows it."""
+    return shown(path.as_posix(), redact_secrets)
 
 
 # -- judging one session ---------------------------------------------------------------------
@@ -422,20 +438,22 @@ def format_text(checks: Sequence[SessionCheck], *, quiet: bool = False,
     """flake8-style lines, then one summary per session, then the totals.
 
     Quiet: only sessions that fail are shown (their findings and summary), then the totals,
-    so a quiet run that passes still says what it checked in one line.
+    so a quiet run that passes still says what it checked in one line. Each line is made safe
+    to print (redact.terminal) before colour is added, so the printer must not treat the
+    colour codes as transcript text.
     """
     for check in checks:
         if quiet and check.passed:
             continue
         for d in check.diagnostics:
-            line = str(d)
+            line = terminal(str(d), False)
             if color:
                 tint = _RED if d.severity == "error" else _YELLOW
-                head = f"{d.path}:{d.line}:{d.column}:"
+                head = terminal(f"{d.path}:{d.line}:{d.column}:", False)
                 line = (f"{_BOLD}{head}{_RESET} {tint}{d.code}{_RESET}"
                         + line[len(head) + 1 + len(d.code):])
             yield line
-        summary = summary_line(check)
+        summary = terminal(summary_line(check), False)
         if color:
             summary = summary.replace(": FAIL", f": {_RED}{_BOLD}FAIL{_RESET}")
             if summary.endswith(": pass"):
@@ -443,9 +461,9 @@ def format_text(checks: Sequence[SessionCheck], *, quiet: bool = False,
         yield summary
     if baseline is not None:
         for d in baseline.diagnostics:
-            yield str(d)
-        yield baseline_line(baseline)
-    yield totals_line(checks, baseline)
+            yield terminal(str(d), False)
+        yield terminal(baseline_line(baseline), False)
+    yield terminal(totals_line(checks, baseline), False)
 
 
 def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float],
@@ -506,9 +524,9 @@ def _diagnostic_json(d: Diagnostic) -> dict:
 
 
 def format_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float],
-                baseline: BaselineResult | None = None) -> str:
-    return json.dumps(to_json(checks, thresholds, baseline), indent=2, sort_keys=True,
-                      ensure_ascii=False) + "\n"
+                baseline: BaselineResult | None = None, redact_secrets: bool = True) -> str:
+    return json.dumps(scrub_data(to_json(checks, thresholds, baseline), redact_secrets), indent=2,
+                      sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _gh_data(text: str) -> str:
@@ -529,7 +547,9 @@ def _gh_annotation(d: Diagnostic) -> str:
 def format_github(checks: Sequence[SessionCheck], *, quiet: bool = False,
                   baseline: BaselineResult | None = None) -> Iterable[str]:
     """GitHub Actions workflow commands: one annotation per finding, an error per failing
-    session, and the plain summaries for the log."""
+    session, and the plain summaries for the log. Every value in a command is escaped, so
+    transcript text cannot end it or start another; the plain lines are made unable to start
+    one (redact.terminal), so the printer may let this output's lines begin with `::`."""
     for check in checks:
         if quiet and check.passed:
             continue
@@ -538,9 +558,9 @@ def format_github(checks: Sequence[SessionCheck], *, quiet: bool = False,
         if not check.passed:
             yield (f"::error file={_gh_prop(check.path)},title=skill-doctor::"
                    f"{_gh_data('session below the thresholds: ' + '; '.join(check.failures))}")
-        yield summary_line(check)
+        yield terminal(summary_line(check), False)
     if baseline is not None:
         for d in baseline.diagnostics:
             yield _gh_annotation(d)
-        yield baseline_line(baseline)
-    yield totals_line(checks, baseline)
+        yield terminal(baseline_line(baseline), False)
+    yield terminal(totals_line(checks, baseline), False)

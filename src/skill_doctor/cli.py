@@ -21,16 +21,24 @@ from .errors import SkillDoctorError, UsageError
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_WRITE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
-def say(text: str, *, err: bool = False, redact_secrets: bool = False) -> None:
-    """Print one line without ever failing on it: text from a hostile transcript may hold lone
-    surrogates or characters the terminal's encoding lacks (replaced), escape sequences (shown,
-    not obeyed), and a hook may have closed the stream (ignored: the report is on disk)."""
-    from .redact import redact, visible_controls
+# Whether lines printed are redacted: on unless a command was given --no-redact.
+_REDACT = [True]
+
+
+def say(text: str, *, err: bool = False, redact_secrets: bool | None = None,
+        command: bool = False, prepared: bool = False) -> None:
+    """Print one line without ever failing on it. Every line skill-doctor prints goes through
+    here and redact.terminal: secrets redacted (unless --no-redact), control characters shown
+    and never obeyed, no second line and no CI workflow command forged from transcript text
+    (`command` only for the annotations of `check --format github`). Lone surrogates or
+    characters the terminal's encoding lacks are replaced, and a closed stream (a hook that
+    stopped reading) is ignored: the report is on disk."""
+    from .redact import terminal
 
     stream = sys.stderr if err else sys.stdout
-    if redact_secrets:
-        text = redact(text)
-    text = visible_controls(text)  # no terminal escape sequence or bidi override gets through
+    if not prepared:  # `prepared`: made safe by terminal() already, then coloured (check)
+        text = terminal(text, _REDACT[0] if redact_secrets is None else redact_secrets,
+                        command=command)
     encoding = getattr(stream, "encoding", None) or "utf-8"
     try:
         stream.write(text.encode(encoding, errors="replace").decode(encoding) + "\n")
@@ -39,8 +47,17 @@ def say(text: str, *, err: bool = False, redact_secrets: bool = False) -> None:
         pass
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its one-line errors printed like every other line (an argument may be a
+    hostile file name)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        say(f"{self.prog}: error: {message}", err=True)
+        raise SystemExit(EXIT_USAGE)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="skill-doctor",
         description="Grade a saved coding-agent session: efficiency and code-quality scores "
                     "(0-10), findings that cite turns, and ranked suggestions.",
@@ -266,6 +283,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     from . import stores
+    from .redact import terminal
 
     if args.limit < 0:
         raise UsageError(f"--limit must be 0 or more, got {args.limit}")
@@ -274,7 +292,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         cwd = Path.cwd()
         found = [s for s in found if stores.belongs_to(s, cwd)]
     if not found:
-        print("No sessions found in the harness stores.")
+        say("No sessions found in the harness stores.")
         return EXIT_OK
     # Newest start first (the first timestamp in the file's head), then again among the rows
     # shown once decoding has given each its exact start.
@@ -285,13 +303,14 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         path = str(detailed.path)
         if detailed.subagents:
             path += f"  (+{len(detailed.subagents)} subagent file(s))"
-        rows.append((detailed.harness, detailed.started_at or "-",
-                     "-" if detailed.turns is None else str(detailed.turns), path))
+        rows.append(tuple(terminal(cell) for cell in (
+            detailed.harness, detailed.started_at or "-",
+            "-" if detailed.turns is None else str(detailed.turns), path)))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     for row in rows:
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+        say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
     if len(found) > len(shown):
-        print(f"... {len(found) - len(shown)} more (use --limit 0 to list all)")
+        say(f"... {len(found) - len(shown)} more (use --limit 0 to list all)")
     return EXIT_OK
 
 
@@ -311,7 +330,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                                                    "code_quality": args.min_code_quality})
     generated_at, moment = generation_time()
     cwd = Path.cwd()
-    paths = check_mod.expand(args.paths, cwd)
+    notes: list[str] = []
+    paths = check_mod.expand(args.paths, cwd, notes)
+    for note in notes:
+        say(f"skill-doctor: {note}", err=True)
     if not paths:
         raise UsageError("no transcript files found under " + ", ".join(args.paths))
     if args.html:
@@ -330,28 +352,33 @@ def cmd_check(args: argparse.Namespace) -> int:
                              f"{getattr(exc, 'strerror', None) or exc}") from None
         baseline = check_mod.parse_baseline(text, args.baseline)
     checks = []
+    redact_secrets = not args.no_redact
     for path in paths:
         for transcript in split_sessions(decode_file(path)):  # each session of the file
             report = grade(transcript, rubric, generated_at,
-                           redact_secrets=not args.no_redact, overview=False)
-            checks.append(check_mod.judge(check_mod.display(path), report, thresholds))
+                           redact_secrets=redact_secrets, overview=False)
+            checks.append(check_mod.judge(check_mod.display(path, redact_secrets), report,
+                                          thresholds))
     verdict = None
     if baseline is not None:
         checks, verdict = check_mod.against_baseline(checks, baseline, tolerance)
+    # The lines are built from redacted fields (a whole-line pass could run a secret's pattern
+    # over the `path:line:col:` prefix); say() then makes each line safe to print.
     if args.format == "json":
-        sys.stdout.write(check_mod.format_json(checks, thresholds, verdict))
+        for line in check_mod.format_json(checks, thresholds, verdict, redact_secrets).splitlines():
+            say(line, redact_secrets=False)
     elif args.format == "github":
         for line in check_mod.format_github(checks, quiet=args.quiet, baseline=verdict):
-            print(line)
+            say(line, redact_secrets=False, command=True)
     else:
         for line in check_mod.format_text(checks, quiet=args.quiet,
                                           color=_colour(sys.stdout), baseline=verdict):
-            print(line)
+            say(line, prepared=True)
     if args.html:
         from . import batch as batch_mod
         result = batch_mod.run([str(p) for p in paths], target, rubric, generated_at,
                                redact_secrets=not args.no_redact, thresholds=thresholds)
-        print(f"Reports written to {_shown(result.target / 'index.html', cwd)}", file=sys.stderr)
+        say(f"Reports written to {_shown(result.target / 'index.html', cwd)}", err=True)
     failed = any(not c.passed for c in checks) or (verdict is not None and not verdict.passed)
     return EXIT_FINDINGS if failed and not args.exit_zero else EXIT_OK
 
@@ -406,26 +433,29 @@ def cmd_batch(args: argparse.Namespace) -> int:
         raise UsageError(f"-j must be 0 (one per CPU) or more, got {args.jobs}")
     jobs = args.jobs or os.cpu_count() or 1
     if args.paths:
-        paths = [str(p) for p in check_mod.expand(args.paths, cwd)]
+        notes: list[str] = []
+        paths = [str(p) for p in check_mod.expand(args.paths, cwd, notes)]
+        for note in notes:
+            say(f"skill-doctor: {note}", err=True)
     else:
         paths = [str(p) for p in batch_mod.default_sessions(os.environ, Path.home())]
     result = batch_mod.run(paths, target, rubric, generated_at, since=since,
                            redact_secrets=not args.no_redact, jobs=jobs, force=args.force,
                            progress=_progress_bar(sys.stderr))
     statuses = result.aggregate["statuses"]
-    print(f"Batch report written to {_shown(result.target / 'index.html', cwd)}")
+    say(f"Batch report written to {_shown(result.target / 'index.html', cwd)}")
     n = len(result.rows)
     detail = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in statuses.items())
-    print(f"{n} session{'s' if n != 1 else ''}" + (f" ({detail})" if detail else "")
-          + (f"; {result.skipped} older than {args.since} left out" if result.skipped else ""))
+    say(f"{n} session{'s' if n != 1 else ''}" + (f" ({detail})" if detail else "")
+        + (f"; {result.skipped} older than {args.since} left out" if result.skipped else ""))
     for name in ("efficiency", "code_quality"):
         s = result.aggregate["scales"][name]
         label = "Efficiency" if name == "efficiency" else "Code quality"
         if s["n"]:
-            print(f"{label}: mean {s['mean']}, median {s['median']} (n = {s['n']})")
+            say(f"{label}: mean {s['mean']}, median {s['median']} (n = {s['n']})")
         else:
-            print(f"{label}: no session scored")
-    print(batch_mod.usage_line(result.aggregate["usage"]))
+            say(f"{label}: no session scored")
+    say(batch_mod.usage_line(result.aggregate["usage"]))
     return EXIT_OK
 
 
@@ -489,7 +519,7 @@ def cmd_rubric(args: argparse.Namespace) -> int:
 
     if args.rubric_command == "validate":
         rubric_mod.load(args.file)
-        print(f"{args.file}: valid")
+        say(f"{args.file}: valid")
         return EXIT_OK
     if args.rubric_command != "explain":
         raise UsageError("usage: skill-doctor rubric {explain,validate} ...")
@@ -508,30 +538,31 @@ def cmd_rubric(args: argparse.Namespace) -> int:
         if wanted and c.key != wanted:
             continue
         detector = DETECTORS[c.detector]
-        print(f"{c.rule_id} {c.key} ({c.name}) — {c.category}, {c.scale}, max {c.max}"
+        say(f"{c.rule_id} {c.key} ({c.name}) — {c.category}, {c.scale}, max {c.max}"
               + ("" if c.enabled else " [disabled]"))
-        print(f"  detector: {c.detector}"
+        say(f"  detector: {c.detector}"
               + (f"  params: {', '.join(f'{k}={v}' for k, v in sorted({**{k: d for k, (_, d) in detector.params.items()}, **c.params}.items()))}"
                  if detector.params else ""))
-        print("  bands:")
+        say("  bands:")
         for band in c.bands:
-            print(f"    {band.describe():<16} -> {band.points} point(s)"
+            say(f"    {band.describe():<16} -> {band.points} point(s)"
                   + (f"  ({band.label})" if band.label else ""))
-        print("  suggestion: " + c.suggestion)
+        say("  suggestion: " + c.suggestion)
         if detector.causes:
-            print("  causes: " + ", ".join(detector.causes))
+            say("  causes: " + ", ".join(detector.causes))
         for cause, text in c.suggestions.items():
-            print(f"  suggestion when {cause}: {text}")
-        print()
+            say(f"  suggestion when {cause}: {text}")
+        say("")
         for line in detector.doc.splitlines():
-            print("  " + line.strip() if line.strip() else "")
-        print()
+            say("  " + line.strip() if line.strip() else "")
+        say("")
     return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    _REDACT[0] = not getattr(args, "no_redact", False)
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE

@@ -67,8 +67,8 @@ def turn_excerpt(turn: Turn, limit: int = 240, *, redact_secrets: bool = True) -
         text = f"{turn.tool_name}: {target}{status}" + (f" → {output}" if output else "")
     else:
         text = turn.content
-    text = excerpt(text, limit)
-    return redact(text) if redact_secrets else text
+    # Redacted whole before it is cut, so no part of a secret survives the cut.
+    return excerpt(redact(text) if redact_secrets else text, limit)
 
 
 def compile_findings(scores: Scores, transcript: Transcript, *, redact_secrets: bool = True

@@ -3,14 +3,24 @@ session in the harness stores (preferring the current project's).
 
 Only what it is pointed at is opened, read-only. Subagent files (`agent-*.jsonl`,
 `*/subagents/*`) are never picked as "the session".
+
+Folder walks never follow a symbolic link, to a folder or to a file: a repository could ship
+`sessions/b.jsonl -> /proc/self/environ` or a link to a key outside it. A link named on the
+command line is followed (the decoder notes that it was). Whatever is opened, `refusal()` keeps
+out what is no transcript file: FIFOs, devices and sockets (they block or never end) and the
+kernel's pseudo-files under /proc, /sys and /dev (a process's environment, memory maps).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
+
+# Pseudo-file systems: what is read there is the kernel's state, never a saved session.
+PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
 
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".md", ".txt", ".log", ".traj", ".cast")
 MAX_SCAN = 20000  # files looked at in one folder walk; a huge tree is cut, not hung on
@@ -34,15 +44,40 @@ def _walked_dir(name: str) -> bool:
     return name not in ("subagents", "node_modules", ".git") and not name.startswith(".skill-doctor")
 
 
+def refusal(path: Path, info: os.stat_result) -> str | None:
+    """Why `path` (whose stat, links followed, is `info`) is not read as a transcript, or None."""
+    mode = info.st_mode
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+                "a character device" if stat.S_ISCHR(mode) else
+                "a block device" if stat.S_ISBLK(mode) else
+                "a socket" if stat.S_ISSOCK(mode) else
+                "a folder" if stat.S_ISDIR(mode) else "of an unknown kind")
+        return f"not a regular file ({kind})"
+    try:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+    for root in PSEUDO_ROOTS:
+        if real == root or real.startswith(root + "/"):
+            return f"not a regular file (a file of the kernel's {root}, not a saved session)"
+    return None
+
+
 def iter_transcripts(folder: Path, max_depth: int | None = None,
-                     max_files: int | None = None) -> Iterator[Path]:
+                     max_files: int | None = None,
+                     links: list[Path] | None = None) -> Iterator[Path]:
     """Transcript files below `folder` (subagent files left out: they are parts of another
     session), folders and files in name order; `max_depth`/`max_files` bound the walk so a huge
-    tree is cut, not hung on."""
+    tree is cut, not hung on. Symbolic links are not followed (to folders or files); the ones
+    passed over are added to `links` when it is given."""
     scanned = 0
     base_depth = len(folder.parts)
     for root, dirs, files in os.walk(folder, followlinks=False):
         depth = len(Path(root).parts) - base_depth
+        if links is not None:
+            links.extend(Path(root) / d for d in sorted(dirs)
+                         if _walked_dir(d) and os.path.islink(os.path.join(root, d)))
         dirs[:] = sorted(d for d in dirs if _walked_dir(d)
                          and (max_depth is None or depth < max_depth))
         for name in sorted(files):
@@ -52,6 +87,10 @@ def iter_transcripts(folder: Path, max_depth: int | None = None,
             path = Path(root) / name
             if (name.endswith(TRANSCRIPT_SUFFIXES) and not name.endswith(".meta.json")
                     and not is_subagent_file(path)):
+                if path.is_symlink():
+                    if links is not None:
+                        links.append(path)
+                    continue
                 yield path
 
 

@@ -266,7 +266,7 @@ def _strip(transcript: Transcript, facts: Facts, show) -> Strip:
         files_read=len({p for _, p in facts.reads}), files_edited=len(facts.edited_paths),
         checks=len(facts.checks),
         last_check_turn=last.turn if last else None,
-        last_check_command=show(_one_line(last.command, 200)) if last else None,
+        last_check_command=_one_line(show(last.command), 200) if last else None,
         last_check_passed=last.passed if last else None,
     )
 
@@ -425,8 +425,9 @@ def _diffs(facts: Facts, show) -> tuple[tuple[FileDiff, ...], int]:
             text, net = make_diff(path, before, after, created=first.created), True
         if text is None:
             text = "".join(r.edit.diff for r in records)
-        raw = text.splitlines()
         added, removed = count_changes(text)
+        # Redacted whole before it is split into lines, so a key over several lines goes whole.
+        raw = show(text).splitlines()
         limit = max(0, min(MAX_DIFF_LINES, budget))
         lines = tuple(_diff_line(x, show) for x in raw[:limit]
                       if not x.startswith(("--- ", "+++ ")))

@@ -16,7 +16,7 @@ from . import __version__, facts as facts_mod
 from .findings import Finding, Suggestion, compile_findings
 from .model import Transcript
 from .overview import Overview, build as build_overview, to_json as overview_json
-from .redact import redact
+from .redact import redact, scrub_data
 from .rubric import Rubric
 from .scoring import Scores, score, unscored
 from .tokens import UsageSummary, summarize as summarize_usage, table as price_table, \
@@ -236,7 +236,7 @@ def to_json(report: Report) -> dict[str, Any]:
         out["skipped"] = dict(t.skipped)
         if t.problem is not None:
             out["parse_error"] = {"message": t.problem.message, "line": t.problem.line,
-                                  "column": t.problem.column,
-                                  "context": redact(t.problem.context) if report.redacted
-                                  else t.problem.context}
-    return out
+                                  "column": t.problem.column, "context": t.problem.context}
+    # The output boundary of every report record (report.json, summary.jsonl): each string
+    # redacted unless switched off, hidden characters shown.
+    return scrub_data(out, report.redacted)

@@ -1,15 +1,24 @@
-"""write: put the report directory in place, all or nothing.
+"""write: put the report directory in place, all or nothing, and replace only our own work.
 
 Files are written into a temporary directory beside the target and renamed into place in one
 step, so a reader never sees a half-written report and a failure leaves nothing behind. The
-target must lie inside the current working directory (the contract's authority).
+target must lie inside the current working directory (the contract's authority), and its name
+must be one the file system can hold (a bad `-o` is a usage error, exit 2, never a crash).
+
+Every directory written gets a manifest, `.skill-doctor-files`, listing each file in it with
+its SHA-256 (the format of `sha256sum`). `--force` replaces an existing directory only when the
+manifest is there and accounts for every file and folder in it, unchanged: a directory that
+merely holds a `report.json`, or one a user added a file to, is refused (exit 2). The earlier
+directory is then removed file by file from that list, so nothing else is ever deleted.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,18 +26,51 @@ from typing import Iterator, Mapping
 
 from .errors import OutputError, UsageError
 
-MARKER = "report.json"  # a directory holding this is a skill-doctor report and may be replaced
+MARKER = "report.json"  # what an earlier report holds (batch: summary.jsonl), besides the manifest
+MANIFEST = ".skill-doctor-files"
+# Bounds on `-o`: a folder name the file system can hold with the temporary name made from it
+# (`.<name>.XXXXXXXX.tmp`), and a whole path the files below it still fit under (PATH_MAX).
+MAX_NAME_BYTES = 200
+MAX_PATH_BYTES = 3000
+MAX_DEPTH = 32
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def resolve_output(directory: str | os.PathLike[str], cwd: Path) -> Path:
-    """The absolute target, refusing anything outside the working tree."""
-    target = (cwd / Path(directory)).resolve()
-    root = cwd.resolve()
+    """The absolute target, refusing anything outside the working tree or that the file system
+    cannot hold (one-line usage errors)."""
+    given = os.fspath(directory)
+    if not given.strip():
+        raise UsageError("the output directory name is empty")
+    if "\0" in given:
+        raise UsageError("the output directory name holds a NUL byte")
+    for part in Path(given).parts:
+        size = len(os.fsencode(part))
+        if size > MAX_NAME_BYTES:
+            raise UsageError(f"output directory {_short(given)}: a folder name of {size} bytes; "
+                             f"names are limited to {MAX_NAME_BYTES}")
+    try:
+        target = (cwd / Path(given)).resolve()
+        root = cwd.resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise UsageError(f"output directory {_short(given)}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
     if target != root and root not in target.parents:
-        raise UsageError(f"output directory {directory} is outside the current working "
+        raise UsageError(f"output directory {_short(given)} is outside the current working "
                          f"directory; reports are only written under {root}")
     if target == root:
         raise UsageError("the output directory cannot be the working directory itself")
+    size = len(os.fsencode(str(target)))
+    if size > MAX_PATH_BYTES:
+        raise UsageError(f"output directory {_short(given)}: a path of {size} bytes; paths are "
+                         f"limited to {MAX_PATH_BYTES}")
+    depth = len(target.relative_to(root).parts)
+    if depth > MAX_DEPTH:
+        raise UsageError(f"output directory {_short(given)}: {depth} folders deep; at most "
+                         f"{MAX_DEPTH} are allowed")
     return target
 
 
@@ -50,21 +92,85 @@ def write_file(path: Path, text: str) -> None:
         os.fsync(fh.fileno())
 
 
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_manifest(folder: Path) -> None:
+    """List every file under `folder` (all written by this run) with its SHA-256."""
+    lines = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(root) / name
+            rel = path.relative_to(folder).as_posix()
+            if rel != MANIFEST:
+                lines.append(f"{_sha256(path)}  {rel}\n")
+    write_file(folder / MANIFEST, "".join(sorted(lines, key=lambda line: line[66:])))
+
+
+def own_files(target: Path, marker: str) -> list[str] | None:
+    """The files of `target` when skill-doctor wrote every file and folder in it (its manifest
+    lists them all, unchanged, and includes `marker`), else None."""
+    manifest = target / MANIFEST
+    try:
+        if not stat.S_ISREG(manifest.lstat().st_mode):
+            return None
+        listed: dict[str, str] = {}
+        for line in manifest.read_text(encoding="utf-8").splitlines():
+            digest, sep, rel = line.partition("  ")
+            if not sep or len(digest) != 64 or not rel or rel.startswith("/") or ".." in rel.split("/"):
+                return None
+            listed[rel] = digest
+        if marker not in listed:
+            return None
+        folders = {str(Path(rel).parent.as_posix()) for rel in listed}
+        folders |= {p.as_posix() for rel in listed for p in Path(rel).parents}
+        for root, dirs, files in os.walk(target):
+            base = Path(root).relative_to(target)
+            for name in dirs:
+                rel = (base / name).as_posix()
+                if (Path(root) / name).is_symlink() or rel not in folders:
+                    return None
+            for name in files:
+                path = Path(root) / name
+                rel = (base / name).as_posix()
+                if rel == MANIFEST:
+                    continue
+                if rel not in listed or not stat.S_ISREG(path.lstat().st_mode):
+                    return None
+                if _sha256(path) != listed[rel]:
+                    return None
+        return sorted(listed)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _refuse_unless_own(target: Path, marker: str) -> None:
+    if not target.is_dir() or target.is_symlink() or own_files(target, marker) is None:
+        raise UsageError(f"{target.name} exists and is not a skill-doctor report (not every "
+                         f"file in it was written by skill-doctor); refusing to replace it")
+
+
 @contextmanager
 def staged(target: Path, *, force: bool = False, marker: str = MARKER) -> Iterator[Path]:
     """A temporary directory beside `target` that becomes `target` when the block ends.
 
-    The body fills the yielded directory (subdirectories allowed); on success it is renamed
-    into place in one step, on any error it is removed and nothing is left behind. An existing
-    `target` is replaced only with `force` and only if it holds `marker` (an earlier report).
+    The body fills the yielded directory (subdirectories allowed); on success the manifest is
+    added and the directory renamed into place in one step, on any error it is removed and
+    nothing is left behind. An existing `target` is replaced only with `force` and only if
+    skill-doctor wrote every file in it (its manifest, holding `marker`), checked before
+    anything is written and again just before it is removed.
     """
     if target.exists() or target.is_symlink():
         if not force:
             raise UsageError(f"output directory {target.name} already exists; "
                              f"choose another with -o or replace it with --force")
-        if not target.is_dir() or target.is_symlink() or not (target / marker).is_file():
-            raise UsageError(f"{target.name} exists and is not a skill-doctor report; "
-                             f"refusing to replace it")
+        _refuse_unless_own(target, marker)
     parent = target.parent
     tmp: Path | None = None
     created: list[Path] = []  # parent folders made here, removed again if the write fails
@@ -75,8 +181,10 @@ def staged(target: Path, *, force: bool = False, marker: str = MARKER) -> Iterat
             created.append(folder)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
         yield tmp
+        _write_manifest(tmp)
         os.chmod(tmp, 0o755)
         if target.exists():
+            _refuse_unless_own(target, marker)
             _swap(tmp, target)
         else:
             os.rename(tmp, target)
@@ -96,7 +204,7 @@ def staged(target: Path, *, force: bool = False, marker: str = MARKER) -> Iterat
 
 
 def _swap(new: Path, target: Path) -> None:
-    """Replace the earlier report `target` by `new`; on failure the earlier report stays."""
+    """Replace the earlier output `target` by `new`; on failure the earlier one stays."""
     old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
     try:
         os.rename(target, old / "report")
@@ -107,7 +215,42 @@ def _swap(new: Path, target: Path) -> None:
             raise
     finally:
         if target.is_dir():  # never delete the only copy of the earlier report
-            shutil.rmtree(old, ignore_errors=True)
+            _remove_own(old / "report")
+            for folder in (old / "report", old):
+                try:
+                    folder.rmdir()
+                except OSError:
+                    pass
+
+
+def _remove_own(folder: Path) -> None:
+    """Delete the files `folder`'s manifest lists, then its emptied folders; anything else (a
+    file added since it was checked) stays where it is."""
+    if not folder.is_dir():
+        return
+    manifest = folder / MANIFEST
+    try:
+        listed = [line.partition("  ")[2] for line in
+                  manifest.read_text(encoding="utf-8").splitlines()]
+    except (OSError, UnicodeDecodeError):
+        return
+    for rel in listed:
+        path = folder / rel
+        if rel and ".." not in rel.split("/") and path.is_file() and not path.is_symlink():
+            try:
+                path.unlink()
+            except OSError:
+                pass
+    try:
+        manifest.unlink()
+    except OSError:
+        pass
+    for root, dirs, _ in sorted(os.walk(folder, topdown=False), key=lambda w: -len(w[0])):
+        for name in dirs:
+            try:
+                (Path(root) / name).rmdir()
+            except OSError:
+                pass
 
 
 def dump_json(data: object) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..model import ParseProblem, Transcript
+from ..text import cut as cut_text
 
 # Module names under skill_doctor.decode, in sniffing order. Imported only when needed.
 DECODERS: tuple[str, ...] = ("asciicast", "atif", "claude_code", "codex", "gemini", "pi", "cline", "trajectories", "opencode", "messages")
@@ -67,9 +68,13 @@ def decode_file(path: str | os.PathLike[str], harness: str | None = None) -> Tra
         info = path.stat()
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
         return _problem(path, f"cannot read {path.name}: {_reason(exc)}")
-    if not stat.S_ISREG(info.st_mode):
-        # FIFOs and devices would block or never end: refuse them before opening.
-        return _problem(path, f"{path.name} is not a regular file")
+    from ..locate import refusal
+
+    # FIFOs and devices would block or never end, /proc files are the kernel's state: refused
+    # before opening.
+    refused = refusal(path, info)
+    if refused:
+        return _problem(path, f"{path.name} is {refused}; refused")
     try:
         stream = _open_regular(path)
     except OSError as exc:
@@ -95,7 +100,11 @@ def decode_file(path: str | os.PathLike[str], harness: str | None = None) -> Tra
             # Fuzzing keeps this path unreached; if a new input shape finds one, the user gets
             # a parse-error report that names the fault instead of a traceback.
             return _problem(path, f"the decoder failed on {path.name}: "
-                                  f"{type(exc).__name__}: {str(exc)[:200]}")
+                                  f"{type(exc).__name__}: {cut_text(str(exc), 200)}")
+    if path.is_symlink():  # named on the command line (folder walks never follow links)
+        transcript = dataclasses.replace(transcript, notes=(
+            *transcript.notes, f"{path.name} is a symbolic link to {os.path.realpath(path)}; "
+                               f"it was followed because it was named"))
     if cut:
         transcript = dataclasses.replace(transcript, notes=(
             *transcript.notes, f"only the first {MAX_TEXT_BYTES // (1024 * 1024)} MiB of this "

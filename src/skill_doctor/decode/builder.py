@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 from .. import tools
 from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn, Usage
-from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_small
+from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_small, cut
 
 _LIST_ITEMS = 64  # items kept of a list inside a tool input
 # Record kinds and notes often quote a field of the file; a retyped field can be megabytes.
@@ -195,7 +195,7 @@ class TranscriptBuilder:
 
     def skip(self, what: str, count: int = 1) -> None:
         """Count a record kept out of the turn list (summaries, progress, sidechains ...)."""
-        self._skipped[what[:_SKIP_KEY_CHARS]] += count
+        self._skipped[cut(what, _SKIP_KEY_CHARS)] += count
 
     def note(self, message: str) -> None:
         message = clip(message, _NOTE_CHARS)

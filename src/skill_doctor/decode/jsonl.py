@@ -12,13 +12,19 @@ Hostile input guards (each has a test in tests/test_hostile_inputs.py):
   at 3,000 on a 256 KiB thread stack), so a document with many brackets goes to the standard
   library, whose parser stops at the interpreter's recursion limit, and anything nested deeper
   than `MAX_DEPTH` is refused;
-- size: a line longer than `MAX_LINE_BYTES` is skipped without being held in memory, and a
-  whole-JSON file larger than `MAX_DOCUMENT_BYTES` is refused.
+- size: a line longer than `MAX_LINE_BYTES`, or a whole-JSON file larger than
+  `MAX_DOCUMENT_BYTES`, is streamed through `Bounder`, which keeps its structure and every
+  short value and cuts each long string to its head and tail (`STRING_KEEP` bytes each, the
+  cut marked): a 100 MB tool output keeps the call, its exit status and the end of the output
+  (where a failing test's summary is) without the whole line ever being held;
+- a whole-JSON document nested deeper than `MAX_DEPTH` keeps everything but the values below
+  that depth, which `Bounder` replaces by null (noted), so the session is still read.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, BinaryIO, Iterator
 
 try:  # optional: several times faster than the standard library on large sessions
@@ -37,6 +43,8 @@ _ORJSON_MAX_OPENERS = 1024
 MAX_LINE_BYTES = 64 * 1024 * 1024
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
 _CHUNK = 1024 * 1024
+STRING_KEEP = 32 * 1024  # bytes kept at each end of a long string in an oversized document
+MAX_BOUNDED_BYTES = 64 * 1024 * 1024  # structure left after cutting strings; more is refused
 
 
 class TooDeep(ValueError):
@@ -98,19 +106,168 @@ def loads(data: bytes | str) -> Any:
     return parse(data)[0]
 
 
+_STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
+_STRUCTURE = re.compile(rb'["{}\[\]]')
+
+
+class Bounder:
+    """JSON text rewritten as it streams by, in bounded memory: every string longer than twice
+    `keep` bytes becomes its head and tail around a `[... N bytes not kept ...]` marker, and
+    every value nested deeper than `max_depth` becomes null. Structure, keys and short values
+    are kept as they are. Not a validator: what it cannot follow is left for the parser to
+    refuse. `feed()` the bytes, then `result()`; `cut` and `pruned` count what was changed."""
+
+    def __init__(self, keep: int = STRING_KEEP, max_depth: int = MAX_DEPTH,
+                 max_bytes: int = MAX_BOUNDED_BYTES) -> None:
+        self.keep, self.max_depth, self.max_bytes = keep, max_depth, max_bytes
+        self.out = bytearray()
+        self.depth = 0
+        self.skip_from = 0  # depth of the too-deep value being skipped (0: none)
+        self.in_string = False
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.length = 0
+        self.carry = b""  # a backslash that ended the last chunk (its escape is in the next)
+        self.cut = 0
+        self.pruned = 0
+
+    def feed(self, data: bytes) -> None:
+        buf = self.carry + data if self.carry else data
+        self.carry = b""
+        view = memoryview(buf)  # string pieces are looked at, not copied
+        pos, size = 0, len(buf)
+        while pos < size:
+            if self.in_string:
+                end = _STRING_BODY.match(buf, pos).end()
+                if end < size and buf[end] == 0x22:  # the closing quote
+                    self._string(view[pos:end])
+                    self._close_string()
+                    pos = end + 1
+                    continue
+                if end < size:  # a backslash with nothing after it: wait for the next chunk
+                    self.carry = bytes(buf[end:])
+                self._string(view[pos:end])
+                break
+            match = _STRUCTURE.search(buf, pos)
+            stop = match.start() if match else size
+            if not self.skip_from:
+                self.out += buf[pos:stop]
+            if match is None:
+                break
+            char = buf[stop]
+            pos = stop + 1
+            if char == 0x22:
+                self.in_string, self.length = True, 0
+                self.head.clear()
+                self.tail.clear()
+            elif char in (0x7B, 0x5B):  # { [
+                self.depth += 1
+                if not self.skip_from:
+                    if self.depth > self.max_depth:
+                        self.skip_from = self.depth
+                        self.pruned += 1
+                        self.out += b"null"
+                    else:
+                        self.out.append(char)
+            else:  # } ]
+                if self.skip_from:
+                    if self.depth == self.skip_from:
+                        self.skip_from = 0
+                else:
+                    self.out.append(char)
+                self.depth -= 1
+            if len(self.out) > self.max_bytes:
+                raise ValueError(f"larger than {self.max_bytes // (1024 * 1024)} MiB even with "
+                                 f"its long strings cut")
+
+    def _string(self, piece: bytes | memoryview) -> None:
+        if self.skip_from or not len(piece):
+            return
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += piece[:room]
+            piece = piece[room:]
+        self.length += len(piece)
+        cap = self.keep + 64
+        if len(piece) >= cap:  # only the last `cap` bytes can end up in the tail
+            self.tail[:] = piece[-cap:]
+            return
+        self.tail += piece
+        if len(self.tail) > 2 * cap:
+            del self.tail[: len(self.tail) - cap]
+
+    def _close_string(self) -> None:
+        self.in_string = False
+        if self.skip_from:
+            return
+        if self.length <= len(self.tail):  # nothing was dropped: the string as it was
+            self.out += b'"' + self.head + self.tail + b'"'
+            return
+        head, tail = _safe_head(bytes(self.head)), _safe_tail(bytes(self.tail[-self.keep - 64:]))
+        dropped = len(self.head) + self.length - len(head) - len(tail)
+        self.cut += 1
+        self.out += (b'"' + head + b"\\n[... %d bytes not kept ...]\\n" % dropped + tail + b'"')
+
+    def result(self) -> bytes:
+        if self.in_string:  # unterminated: close what was kept, the parser judges the rest
+            self._close_string()
+        return bytes(self.out)
+
+
+def _safe_head(head: bytes) -> bytes:
+    """`head` without a trailing escape or UTF-8 sequence that the cut left unfinished."""
+    slash = head.rfind(b"\\", max(0, len(head) - 6))
+    if slash >= 0:
+        run = slash - len(head[:slash + 1].rstrip(b"\\")) + 1  # backslashes ending at `slash`
+        if run % 2:  # an escape starts there
+            need = 6 if head[slash + 1:slash + 2] == b"u" else 2
+            if slash + need > len(head):
+                head = head[:slash]
+    for back in range(1, min(4, len(head)) + 1):
+        byte = head[-back]
+        if byte & 0xC0 == 0xC0:  # a lead byte: complete only if its sequence is all here
+            width = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return head if back >= width else head[:-back]
+        if byte & 0xC0 != 0x80:
+            break
+    return head
+
+
+def _safe_tail(tail: bytes) -> bytes:
+    """`tail` from its first byte that starts a character outside any escape."""
+    for i in range(1, min(len(tail), 64)):
+        if tail[i - 1] != 0x5C and tail[i] & 0xC0 != 0x80 and tail[i] != 0x5C:
+            return tail[i:]
+    return b""
+
+
+class Cut(bytes):
+    """A line that was longer than the limit, as Bounder left it."""
+
+
 def _lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
-    """The stream's lines; None stands for a line longer than `limit`, which is read past in
-    chunks and never held whole."""
+    """The stream's lines. A line longer than `limit` is streamed through a Bounder in chunks,
+    never held whole, and comes as `Cut`; None stands for one that is too big even then."""
     while True:
         raw = stream.readline(limit + 1)
         if not raw:
             return
         if len(raw) > limit and not raw.endswith(b"\n"):
-            while True:  # drop the rest of this line
-                chunk = stream.readline(_CHUNK)
-                if not chunk or chunk.endswith(b"\n"):
-                    break
-            yield None
+            bounder = Bounder()
+            try:
+                bounder.feed(raw)
+                while True:
+                    chunk = stream.readline(_CHUNK)
+                    if not chunk:
+                        break
+                    bounder.feed(chunk)
+                    if chunk.endswith(b"\n"):
+                        break
+                yield Cut(bounder.result())
+            except ValueError:
+                while chunk and not chunk.endswith(b"\n"):  # drop the rest of this line
+                    chunk = stream.readline(_CHUNK)
+                yield None
             continue
         yield raw
 
@@ -125,13 +282,15 @@ def _valid_utf8(raw: bytes) -> bool:
 
 def iter_records(stream: BinaryIO, builder: TranscriptBuilder) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for every JSON-object line; count and note the rest."""
-    invalid = non_utf8 = not_objects = too_deep = too_long = 0
+    invalid = non_utf8 = not_objects = too_deep = too_long = cut = 0
     last_bad_line = 0
     for lineno, raw in enumerate(_lines(stream, MAX_LINE_BYTES), start=1):
         if raw is None:
             too_long += 1
             last_bad_line = lineno
             continue
+        if isinstance(raw, Cut):
+            cut += 1
         if not raw.strip():
             continue
         try:
@@ -163,22 +322,50 @@ def iter_records(stream: BinaryIO, builder: TranscriptBuilder) -> Iterator[tuple
         builder.note(f"{too_long} line(s) longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB "
                      f"were skipped")
         builder.skip("too-long", too_long)
+    if cut:
+        builder.note(f"{cut} line(s) longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB were "
+                     f"read with their long strings cut to head and tail")
     if non_utf8:
         builder.note(f"{non_utf8} line(s) held bytes that are not UTF-8 (replaced)")
     if not_objects:
         builder.skip("non-object-json", not_objects)
 
 
-def read_json(stream: BinaryIO) -> Any:
-    """A whole-JSON file (a chat export, a trajectory). Raises ValueError when it is not JSON,
-    nests too deeply or is larger than MAX_DOCUMENT_BYTES."""
+def read_json(stream: BinaryIO, notes: list[str] | None = None) -> Any:
+    """A whole-JSON file (a chat export, a trajectory). A file larger than MAX_DOCUMENT_BYTES
+    has its long strings cut, and values nested deeper than MAX_DEPTH are replaced by null;
+    each is said in `notes`. Raises ValueError when it is not JSON even then."""
+    said = notes if notes is not None else []
     data = stream.read(MAX_DOCUMENT_BYTES + 1)
+    bounder = None
     if len(data) > MAX_DOCUMENT_BYTES:
-        raise ValueError(f"larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
+        bounder = Bounder()
+        try:
+            bounder.feed(data)
+            del data
+            for chunk in iter(lambda: stream.read(_CHUNK), b""):
+                bounder.feed(chunk)
+        except ValueError as exc:
+            raise ValueError(f"larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB and "
+                             f"{exc}") from None
+        data = bounder.result()
+        said.append(f"the file is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB: "
+                    f"{bounder.cut} long string(s) were cut to head and tail")
     try:
         return loads(data)
+    except (TooDeep, RecursionError):
+        pass
     except _DECODE_ERRORS as exc:
         raise ValueError(f"not valid JSON: {exc}") from None
+    # Too deep somewhere: keep the document, without what lies below MAX_DEPTH.
+    pruner = Bounder(keep=len(data) + 1)
+    try:
+        pruner.feed(data)
+        value = loads(pruner.result())
+    except _DECODE_ERRORS as exc:
+        raise ValueError(f"not valid JSON: {exc}") from None
+    said.append(f"{pruner.pruned} value(s) nested deeper than {MAX_DEPTH} levels were skipped")
+    return value
 
 
 UNREADABLE = object()  # what read_document returns when the file is no JSON document
@@ -186,10 +373,14 @@ UNREADABLE = object()  # what read_document returns when the file is no JSON doc
 
 def read_document(stream: BinaryIO, builder: TranscriptBuilder) -> Any:
     """A whole-JSON session file, or UNREADABLE with the reason set as the builder's problem."""
+    notes: list[str] = []
     try:
-        return read_json(stream)
+        value = read_json(stream, notes)
     except ValueError as exc:
         from ..model import ParseProblem
 
         builder.problem = ParseProblem(message=str(exc))
         return UNREADABLE
+    for note in notes:
+        builder.note(note)
+    return value

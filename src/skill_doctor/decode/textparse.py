@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import resources
 from ..model import ParseProblem
+from ..text import cut
 
 # Start symbols each grammar may be asked for (Lark builds all tables at once).
 _STARTS = {"generic": ["start", "strict"]}
@@ -133,7 +134,7 @@ def problem_from(exc: Exception, text: str, message: str) -> ParseProblem:
     elif line:
         lines = text.splitlines()
         context = "\n".join(lines[max(line - 2, 0):line + 1])
-    return ParseProblem(message=message, line=line, column=column, context=context[:600])
+    return ParseProblem(message=message, line=line, column=column, context=cut(context, 600))
 
 
 def error_offset(exc: Exception, text: str) -> int:
