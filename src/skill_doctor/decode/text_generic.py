@@ -17,7 +17,7 @@ from typing import Any
 
 from .builder import TranscriptBuilder
 from .fields import json_text
-from .textcommon import diff_snippets, output_status, parse_or_partial
+from .textcommon import Blocks, diff_snippets, output_status, parse_or_partial
 from .textparse import Block
 
 _ROLE = re.compile(
@@ -219,19 +219,23 @@ class Decoder:
 
     def results(self, text: str, line: int, stamp: str | None) -> None:
         lines = _Lines(text)
-        for match in _CCTRACE_RESULT.finditer(text):
-            fence = FENCE_AFTER.match(text, match.end())
+        markers = list(_CCTRACE_RESULT.finditer(text))
+        for index, match in enumerate(markers):
+            # A result's fence ends before the next result: so no two results scan the same
+            # text (an unclosed fence would be scanned to the end once per result).
+            until = markers[index + 1].start() if index + 1 < len(markers) else len(text)
+            fence = FENCE_AFTER.match(text, match.end(), until)
             output = fence.group(2) if fence else ""
             call_id = self.open_ids.pop(0) if self.open_ids else None
             here = line + lines.at(match.start())
             self.b.tool_result(call_id, output.rstrip("\n"), line=here, timestamp=stamp)
 
 
-_FENCE_OR_USE = re.compile(
-    r"^```(?P<info>[^`\n]*)\n(?P<body>.*?)^```[ \t]*$"
-    r"|^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$"
-    r"|^<details>\s*<summary>💭(?P<details>.*?)^</details>[ \t]*$",
-    re.DOTALL | re.MULTILINE)
+_FENCE_OR_USE = Blocks([
+    (r"^```(?P<info>[^`\n]*)\n(?P<body>.*?)", r"^```[ \t]*$"),
+    (r"^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$", None),
+    (r"^<details>\s*<summary>💭(?P<details>.*?)", r"^</details>[ \t]*$"),
+], re.DOTALL | re.MULTILINE)
 FENCE_AFTER = re.compile(r"\s*^```([^\n]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 
 
