@@ -101,7 +101,7 @@ class Decoder:
             self.next_stamp = carry
             line = block.line
             if role == "user":
-                if _CCTRACE_RESULT.search(text):
+                if "📊" in text and _CCTRACE_RESULT.search(text):
                     self.results(text, line, stamp)
                 elif text.strip():
                     self.b.user(text.strip("\n"), line=line, column=block.column, timestamp=stamp)
@@ -153,7 +153,10 @@ class Decoder:
         pending: list[str] = []
         cursor = 0
         lines = _Lines(text)
-        matches = list(_FENCE_OR_USE.finditer(text))
+        # No fence, rendered tool use or thinking block can start without these (most turns
+        # of a plain log have none): a substring test spares the regex search.
+        matches = list(_FENCE_OR_USE.finditer(text)) if (
+            "```" in text or "🔧" in text or "<details>" in text) else []
         skip_until = -1
         for index, match in enumerate(matches):
             if match.start() < skip_until:
