@@ -238,15 +238,18 @@ def main() -> int:
                             "print('LOADED', 'lark' in sys.modules, 'dominate' in sys.modules)"],
                            capture_output=True, text=True, env=ENV)
     results["startup"]["json_path_imports_lark_or_dominate"] = probe.stdout.strip().splitlines()[-1]
-    # What the page renderer costs to import (dominate and the module itself), apart from
-    # rendering: the part of the fixed cost that lazy imports cannot remove from `report`.
-    probe = subprocess.run([py, "-X", "importtime", "-c", "import skill_doctor.render"],
-                           capture_output=True, text=True, env=ENV)
-    cumulative = {line.split("|")[2].strip(): int(line.split("|")[1])
-                  for line in probe.stderr.splitlines() if line.count("|") == 2
-                  and line.split("|")[1].strip().isdigit()}
-    results["startup"]["import_render_ms"] = cumulative.get("skill_doctor.render", 0) / 1000
-    results["startup"]["import_dominate_ms"] = cumulative.get("dominate", 0) / 1000
+    # What the page's modules cost to import apart from rendering: skill_doctor.render (with
+    # the overview and findings it needs) and dominate, which render imports when it builds
+    # the page (and which imports asyncio). Lazy imports cannot take these off `report`.
+    for module, key in (("skill_doctor.render", "import_render_ms"), ("dominate", "import_dominate_ms")):
+        probe = subprocess.run([py, "-X", "importtime", "-c", f"import {module}"],
+                               capture_output=True, text=True, env=ENV)
+        cumulative = {line.split("|")[2].strip(): int(line.split("|")[1])
+                      for line in probe.stderr.splitlines() if line.count("|") == 2
+                      and line.split("|")[1].strip().isdigit()}
+        results["startup"][key] = cumulative.get(module, 0) / 1000
+        if module == "dominate":
+            results["startup"]["import_asyncio_ms"] = cumulative.get("asyncio", 0) / 1000
 
     _print(results)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -295,8 +298,8 @@ def _print(r: dict) -> None:
           f"(+{s['overhead_ms']} ms)" + (f", check of a small session {s['check_small_s'] * 1000:.0f} ms"
                                           if "check_small_s" in s else ""))
     print(f"lark/dominate loaded on a JSON-only path: {s['json_path_imports_lark_or_dominate']}")
-    print(f"importing the page renderer: {s['import_render_ms']:.0f} ms, of which dominate "
-          f"{s['import_dominate_ms']:.0f} ms")
+    print(f"imports of the page: skill_doctor.render {s['import_render_ms']:.0f} ms, dominate "
+          f"{s['import_dominate_ms']:.0f} ms (of which asyncio {s['import_asyncio_ms']:.0f} ms)")
 
 
 if __name__ == "__main__":

@@ -135,16 +135,23 @@ class Decoder:
         return role, first, stamp
 
     def trim(self, body: str) -> tuple[str, str | None]:
-        """Drop trailing separators (`---`) and a render's timestamp line for the next turn."""
-        lines = body.rstrip("\n").split("\n")
+        """Drop trailing separators (`---`) and a render's timestamp line for the next turn.
+
+        Walks back from the end line by line, so a long turn is not split into lines."""
+        text = body.rstrip("\n")
+        end = len(text)
         carry = None
-        while lines and (not lines[-1].strip() or lines[-1].strip() == "---"
-                         or _STAMP_LINE.match(lines[-1].strip())):
-            stamp = _STAMP_LINE.match(lines[-1].strip())
+        while True:
+            start = text.rfind("\n", 0, end) + 1
+            last = text[start:end].strip()
+            stamp = _STAMP_LINE.match(last) if last and last != "---" else None
+            if last and last != "---" and stamp is None:
+                return text[:end], carry
             if stamp and carry is None:
                 carry = stamp.group(1)
-            lines.pop()
-        return "\n".join(lines), carry
+            if start == 0:
+                return "", carry
+            end = start - 1
 
     # -- assistant turns -------------------------------------------------------------------
 
