@@ -56,13 +56,29 @@ def harness_of(text: str) -> str:
 
 
 def decode_text(source: str, text: str) -> TranscriptBuilder:
+    from .textparse import generic_blocks
+
+    b = TranscriptBuilder(source, harness_of(text))
+    # Turns are made as they are read; None when the parser must say what is wrong (and only
+    # then is lark imported).
+    blocks = generic_blocks(text)
+    if blocks is None:
+        blocks = _parsed(b, text)
+        if blocks is None:
+            return b
+    Decoder(b, fenced_tools=b.harness == "plain-text" and not _CCTRACE_USE.search(text)).run(blocks)
+    return b
+
+
+def _parsed(b: TranscriptBuilder, text: str) -> list[Block] | None:
+    """Blocks from Lark, with the problem it reports set on `b`; None when the text has no
+    turn at all (then `b` is marked as not a transcript)."""
     from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
     from .textparse import parse, problem_from
 
-    b = TranscriptBuilder(source, harness_of(text))
     try:
-        blocks = parse("generic", text)
+        return parse("generic", text)
     except UnexpectedInput as exc:
         if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken)
                                                and exc.token.type == "$END"):
@@ -75,11 +91,9 @@ def decode_text(source: str, text: str) -> TranscriptBuilder:
                     "no turn boundaries found: the text fits no known transcript format "
                     "(expected a role line such as 'User:' or '## Assistant')")
             b.not_a_transcript = True
-            return b
-        blocks = parse_or_partial(b, "generic", text,
-                                  message="unreadable text (control characters): parsing stopped here")
-    Decoder(b, fenced_tools=b.harness == "plain-text" and not _CCTRACE_USE.search(text)).run(blocks)
-    return b
+            return None
+        return parse_or_partial(b, "generic", text,
+                                message="unreadable text (control characters): parsing stopped here")
 
 
 class Decoder:

@@ -28,6 +28,7 @@ is no on-disk parser cache.
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator
@@ -98,9 +99,9 @@ def parser(name: str):
 def parse(name: str, text: str, start: str = "start") -> list[Block]:
     """Blocks of `text` (which must end with a newline). Raises lark's UnexpectedInput."""
     if name == "generic" and start == "start":
-        blocks = _generic_blocks(text)
+        blocks = generic_blocks(text)
         if blocks is not None:
-            return blocks
+            return list(blocks)
     if name in _OWN_LEXER and start == "start":
         return _lexed_parser(name).parse(text, start=start)
     return parser(name).parse(text, start=start)
@@ -190,28 +191,33 @@ def lexer(name: str) -> _Lexer:
     return _Lexer(name)
 
 
-def _generic_blocks(text: str) -> list[Block] | None:
-    """The generic dialect's blocks cut straight from the tokens, or None when the parser is
-    needed (no role line, or text no terminal accepts) to say what is wrong."""
-    heads: list[tuple[int, int]] = []
+def generic_blocks(text: str) -> Iterator[Block] | None:
+    """The generic dialect's blocks cut straight from the tokens, made one at a time (a turn's
+    body is not held once it is used), or None when the parser is needed (no role line, or
+    text no terminal accepts) to say what is wrong."""
+    heads = array("q")  # start and end of each header line, flat: 16 bytes a turn
     try:
         for kind, start, end in lexer("generic").tokens(text):
             if kind == "HEADER":
-                heads.append((start, end))
+                heads.append(start)
+                heads.append(end)
     except _LexError:
         return None
     if not heads:
         return None
-    blocks: list[Block] = []
-    if heads[0][0] > 0:
-        blocks.append(Block("text", None, (text[:heads[0][0]],), 1, 1))
-    line = 1 + text.count("\n", 0, heads[0][0])
-    for index, (start, end) in enumerate(heads):
-        stop = heads[index + 1][0] if index + 1 < len(heads) else len(text)
+    return _cut(text, heads)
+
+
+def _cut(text: str, heads: array) -> Iterator[Block]:
+    if heads[0] > 0:
+        yield Block("text", None, (text[:heads[0]],), 1, 1)
+    line = 1 + text.count("\n", 0, heads[0])
+    for index in range(0, len(heads), 2):
+        start, end = heads[index], heads[index + 1]
+        stop = heads[index + 2] if index + 2 < len(heads) else len(text)
         body = text[end:stop]
-        blocks.append(Block("turn", text[start:end], (body,) if body else (), line, 1))
+        yield Block("turn", text[start:end], (body,) if body else (), line, 1)
         line += 1 + body.count("\n")  # a header is one line
-    return blocks
 
 
 @lru_cache(maxsize=None)
