@@ -82,7 +82,9 @@ class Block:
 
 @lru_cache(maxsize=None)
 def parser(name: str):
-    """The LALR parser for `grammar/<name>.lark`, built once per process.
+    """The LALR parser for `grammar/<name>.lark` with Lark's contextual lexer, built once per
+    process: what parses the Claude Code TUI dialect and the generic `strict` start, and the
+    reference the linear lexer is tested against.
 
     Blocks are built while parsing (an inline transformer), with no parse tree and no rule
     positions: every token carries its own line and column, which is all a Block needs. Both
