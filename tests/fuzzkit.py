@@ -66,12 +66,17 @@ def seed_files() -> list[Path]:
     """Small deterministic seeds: the examples and the smallest file of each corpus folder
     (every format a decoder exists for, or will)."""
     seeds = sorted(EXAMPLES.glob("*.jsonl"))
-    if CORPUS.is_dir():
-        for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+    # The labelled benchmark runs hold the recordings and trajectories the corpus lacks.
+    folders = [CORPUS, CORPUS.parent / "labelled"]
+    for base in (f for f in folders if f.is_dir()):
+        for folder in sorted(p for p in base.iterdir() if p.is_dir()):
             files = sorted((p for p in folder.rglob("*") if p.is_file()),
                            key=lambda p: (p.stat().st_size, str(p)))
             if files:
                 seeds.append(files[0])  # the smallest of each format
+    # Formats whose smallest real file is another format's (a folder of pairs): their fixtures.
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    seeds += sorted((fixtures / "atif").glob("*")) + sorted((fixtures / "asciicast").glob("*"))
     return seeds
 
 

@@ -1,7 +1,8 @@
 """Write small sessions for tests from a compact description, in a harness's own format.
 
 A session is a list of steps, one per turn: {user: text}, {assistant: text}, or
-{tool: Name, input: {...}, output: text, error: bool}. Each step becomes exactly one turn, so
+{tool: Name, input: {...}, output: text, error: bool}; assistant and tool steps may carry the
+API `usage` and `model` of their message. Each step becomes exactly one turn, so
 a case's expected turn numbers are the 1-based positions of its steps.
 """
 
@@ -36,16 +37,20 @@ def claude_jsonl(steps: Iterable[dict[str, Any]], *, cwd: str = "/home/dev/proj"
         elif "assistant" in step:
             record = envelope("assistant")
             record["message"] = {"id": f"msg_{n:04d}", "type": "message", "role": "assistant",
-                                 "model": "claude-sonnet-4-5", "content": [
+                                 "model": step.get("model", "claude-sonnet-4-5"), "content": [
                                      {"type": "text", "text": step["assistant"]}]}
+            if "usage" in step:
+                record["message"]["usage"] = step["usage"]
             lines.append(record)
         else:
             call_id = f"toolu_{n:04d}"
             record = envelope("assistant")
             record["message"] = {"id": f"msg_{n:04d}", "type": "message", "role": "assistant",
-                                 "model": "claude-sonnet-4-5", "content": [
+                                 "model": step.get("model", "claude-sonnet-4-5"), "content": [
                                      {"type": "tool_use", "id": call_id, "name": step["tool"],
                                       "input": step.get("input", {})}]}
+            if "usage" in step:
+                record["message"]["usage"] = step["usage"]
             lines.append(record)
             result = envelope("user")
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id,

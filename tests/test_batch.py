@@ -36,7 +36,8 @@ def work(tmp_path: Path) -> Path:
 
 
 def links(index: str) -> list[str]:
-    return re.findall(r'<a href="([^"]+)"', index)
+    """The links to session reports (the header's links to the other sort orders left out)."""
+    return re.findall(r'<a href="(sessions/[^"]+)"', index)
 
 
 def tree(directory: Path) -> list[str]:
@@ -63,7 +64,8 @@ def test_batch_writes_index_reports_summary_and_aggregates(work, capsys):
     # the poor session's row: harness, date, turns, scores, worst criterion
     row = index[index.index(POOR_ID):].split("</tr>")[0]
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
-    assert cells == ["claude-code", "2026-01-01", "15", "3", "N/A", "Unnecessary exploration 0/3"]
+    assert cells == ["claude-code", "2026-01-01", "15", "1", "N/A", "fail (efficiency 1 &lt; 5)",
+                     "Unnecessary exploration 0/3"]
     lines = (out_dir / "summary.jsonl").read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["session"]["source"] for r in records] == [
@@ -77,15 +79,15 @@ def test_batch_writes_index_reports_summary_and_aggregates(work, capsys):
     assert figures["sessions"] == 5
     assert figures["statuses"] == {"ok": 3, "parse_error": 1, "too_short": 1}
     eff = figures["scales"]["efficiency"]
-    assert (eff["n"], eff["mean"], eff["median"], eff["min"], eff["max"]) == (3, 7.33, 9, 3, 10)
-    assert eff["distribution"]["3"] == 1 and eff["distribution"]["9"] == 1
+    assert (eff["n"], eff["mean"], eff["median"], eff["min"], eff["max"]) == (3, 6.67, 9, 1, 10)
+    assert eff["distribution"]["1"] == 1 and eff["distribution"]["9"] == 1
     assert eff["distribution"]["10"] == 1 and sum(eff["distribution"].values()) == 3
     assert figures["scales"]["code_quality"]["n"] == 2  # the poor session changed no code
     top = figures["findings"]["most_frequent"]
     assert top[0] == {"id": "SD103", "rule": "repeated-failing-call", "category": "Retry waste",
                       "sessions": 2, "share": 0.67}
     assert "n = 3 of 5" in index and "n = 2 of 5" in index  # the sample size is stated
-    assert "Efficiency: mean 7.33, median 9 (n = 3)" in out
+    assert "Efficiency: mean 6.67, median 9 (n = 3)" in out
 
 
 def test_output_is_identical_whatever_the_number_of_processes(work, capsys):
@@ -291,8 +293,14 @@ def test_hostile_session_text_is_escaped_in_the_index(work, capsys):
 
 @needs_corpus
 def test_whole_corpus_batch_links_every_session(tmp_path, capsys):
-    expected = transcripts_under(CORPUS)
-    assert len(expected) > 50
+    from skill_doctor.decode import decode_file
+    from skill_doctor.decode.sessions import split
+
+    files = transcripts_under(CORPUS)
+    assert len(files) > 50
+    # A file holding several sessions (an Aider history) gives a row per session.
+    expected = [p for p in files for _ in split(decode_file(p))]
+    assert len(expected) > len(files)
     code, out, err = run(["batch", str(CORPUS), "-o", "corpus", "-j", "2"], tmp_path, capsys)
     assert code == 0, err
     out_dir = tmp_path / "corpus"

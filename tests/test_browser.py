@@ -1,4 +1,4 @@
-"""The report in a real browser: headless Chromium opens report.html from disk, offline.
+"""The report and the batch index in a real browser: headless Chromium opens them from disk.
 
 Chromium is driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`, stdlib
 only). Every request the page makes is recorded from the Network domain, and the browser is
@@ -6,9 +6,15 @@ started with a resolver and proxy that send any network attempt nowhere, so noth
 machine even if the page tried. A control page with an external image proves the recorder
 sees requests, so the "no request" assertion can fail.
 
-Full-page screenshots at desktop width and at 375 px are saved under `test-artifacts/browser/`
-(gitignored) for people to look at. The tests skip only when no Chromium binary exists (CI
-installs Debian's `chromium`, see `.ci/run`).
+What a user sees is asserted from the browser's computed styles, not from the HTML text: the
+page's own font (not the default serif, which is what a dropped `font` declaration gives),
+the body's colours, the score bars' widths, the verdict and scores above the session strip,
+tables that scroll inside their box on a phone, and the print layout.
+
+Full-page screenshots of a Claude Code, a Codex, an Aider and a Gemini session and of a batch
+index, at 1280 and 375 px, are saved under `test-artifacts/browser/` (gitignored) for people
+to look at. The tests skip only when no Chromium binary exists (CI installs Debian's
+`chromium`, see `.ci/run`).
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, ROOT
-from skill_doctor import rubric
+from conftest import CORPUS, ROOT, needs_corpus
+from skill_doctor import batch, rubric
 from skill_doctor.decode import decode_file
 from skill_doctor.render import render
 from skill_doctor.report import grade
@@ -36,6 +42,15 @@ ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 SESSION = CORPUS / "claude-code" / "M-Claude_f225835b-3612.jsonl"
 FALLBACK = ROOT / "examples" / "retry-fix.jsonl"
+# One real session per harness for the screenshots, each with something the page must show.
+HARNESS_SESSIONS = {
+    "claude-code": CORPUS / "claude-code" / "M-Claude_3af9b1a7-6512.jsonl",  # notes, 196 turns
+    "codex": CORPUS / "codex" / "Hoper-J_cpolar-connect_2025-09-16T12-47-48.jsonl",
+    "aider": CORPUS / "aider" / "Simple-Calulator.aider.chat.history.md",
+    "gemini": CORPUS / "gemini-stream" / "figma-010ac575_transcript.jsonl",  # several runs
+}
+WIDTHS = (1280, 375)
+DEFAULT_SERIF = ("times", "serif", "dejavu serif", "liberation serif", "tinos")
 
 
 def chromium_binary() -> str | None:
@@ -170,6 +185,25 @@ class Page:
                 if e.get("sessionId") == self.session
                 and e.get("method") == "Network.requestWillBeSent"]
 
+    def evaluate(self, expression: str):
+        """The value of a JavaScript expression in the page (DevTools only: the page itself
+        runs no script, its CSP forbids it; the protocol evaluates outside that policy)."""
+        reply = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in reply:
+            raise RuntimeError(f"{expression}: {reply['exceptionDetails']}")
+        return reply["result"].get("value")
+
+    def style(self, selector: str, prop: str) -> str:
+        return self.evaluate(f"getComputedStyle(document.querySelector({json.dumps(selector)}))"
+                             f".getPropertyValue({json.dumps(prop)})")
+
+    def top(self, selector: str) -> float:
+        return self.evaluate(f"document.querySelector({json.dumps(selector)})"
+                             ".getBoundingClientRect().top + window.scrollY")
+
+    def close(self) -> None:
+        self.browser.send("Target.closeTarget", {"targetId": self.target})
+
     def content_size(self) -> tuple[int, int]:
         size = self.send("Page.getLayoutMetrics")["cssContentSize"]
         return int(size["width"]), int(size["height"])
@@ -277,3 +311,134 @@ def test_the_request_recorder_sees_a_page_that_loads_something(browser, tmp_path
     page = browser.open(control.as_uri(), 800)
     assert page.title == "control"
     assert "http://example.invalid/pixel.png" in page.requests()
+
+
+def assert_own_typography(page: Page, body_colour: str = "rgb(26, 26, 26)") -> None:
+    """The style sheet reached the browser whole: a dropped `font` declaration would leave
+    the default serif and 16 px, and the body's colours would be the browser's."""
+    family = page.style("body", "font-family").lower()
+    first = family.split(",")[0].strip().strip('"')
+    assert first == "system-ui", family
+    assert not any(family.startswith(name) for name in DEFAULT_SERIF), family
+    assert page.style("body", "color") == body_colour
+    assert page.style("body", "background-color") == "rgb(255, 255, 255)"
+    assert page.evaluate("!!document.querySelector('code')")
+    assert page.style("code", "font-family").lower().startswith("ui-monospace")
+
+
+def bar_widths(page: Page) -> list[list[float]]:
+    """Each score bar's segments as shares of the bar's width, as laid out."""
+    return page.evaluate("""[...document.querySelectorAll('.bar')].map(bar => {
+        const total = bar.getBoundingClientRect().width;
+        return [...bar.children].map(s => s.getBoundingClientRect().width / total);
+    })""")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_report_looks_as_designed(browser, report_file, width):
+    report, path = report_file
+    page = browser.open(path.as_uri(), width)
+    assert_own_typography(page)
+    # The bars as drawn: one segment per scored criterion, its width its share of the points.
+    drawn = bar_widths(page)
+    expected = [[r.points / sum(x.criterion.max for x in scale.criteria if x.points is not None)
+                 for r in scale.criteria if r.points]
+                for scale in report.scores.scales() if scale.score is not None]
+    assert len(drawn) == len(expected)
+    for got, want in zip(drawn, expected):
+        assert [round(g, 2) for g in got] == [round(w, 2) for w in want]
+    # Verdict under the header, then the scores, and the session strip after them at every width.
+    assert page.top("h1") < page.top(".verdict") < page.top("#score-summary") \
+        < page.top("#findings") < page.top("dl.strip")
+    assert page.evaluate("document.querySelector('.verdict').innerText").startswith(
+        ("Passes", "Needs work"))
+    page.close()
+
+
+@needs_corpus
+@pytest.mark.parametrize("harness", sorted(HARNESS_SESSIONS))
+def test_screenshots_of_one_session_per_harness(browser, tmp_path, harness):
+    report = grade(decode_file(HARNESS_SESSIONS[harness]), rubric.load(), "2026-01-01T00:00:00Z")
+    assert report.transcript.harness.startswith(harness.split("-")[0]), report.transcript.harness
+    path = tmp_path / "report.html"
+    path.write_text(render(report), encoding="utf-8")
+    for width in WIDTHS:
+        page = browser.open(path.as_uri(), width)
+        assert page.requests() == [path.as_uri()]
+        page_width, _ = page.content_size()
+        assert page_width <= width, f"{harness} scrolls sideways at {width} px ({page_width} px)"
+        assert_own_typography(page)
+        # Every gap report.json carries is on the page, in its section.
+        shown = page.evaluate("document.querySelectorAll('#gaps ~ article.gap').length")
+        assert shown == len(report.overview.gaps)
+        page.screenshot(ARTIFACTS / f"report-{harness}-{width}.png")
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def batch_dir(tmp_path_factory):
+    """A batch over real sessions of several harnesses and days, or the examples without the
+    corpus."""
+    sessions = ([str(p) for p in HARNESS_SESSIONS.values()]
+                + [str(CORPUS / "claude-code" / "M-Claude_f225835b-3612.jsonl"),
+                   str(CORPUS / "pi" / "pi-mono_session.jsonl"),
+                   str(CORPUS / "claude-code" / "M-Claude_cc9f9e19-22a8.jsonl")]
+                if CORPUS.is_dir() else [str(p) for p in sorted((ROOT / "examples").glob("*.jsonl"))])
+    target = tmp_path_factory.mktemp("batch") / "out"
+    batch.run(sessions, target, rubric.load(), "2026-01-01T00:00:00Z")
+    return target
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_batch_index_fits_and_sorts(browser, batch_dir, width):
+    index = batch_dir / "index.html"
+    page = browser.open(index.as_uri(), width)
+    assert page.requests() == [index.as_uri()]
+    assert_own_typography(page)
+    page_width, _ = page.content_size()
+    assert page_width <= width, f"the index scrolls sideways at {width} px ({page_width} px)"
+    # The sessions table scrolls inside its own box when it does not fit (a phone).
+    box = page.evaluate("""(() => { const b = document.querySelector('table.sessions').parentElement;
+        return [getComputedStyle(b).overflowX, b.scrollWidth, b.clientWidth]; })()""")
+    assert box[0] == "auto"
+    if width == 375:
+        assert box[1] > box[2], "the table should scroll inside its box at 375 px"
+    # Each sort order is a page of its own, linked from the header.
+    views = page.evaluate("[...document.querySelectorAll('nav.sort a')].map(a => a.href)")
+    assert sorted(v.rsplit("/", 1)[1] for v in views) == sorted(
+        f"{v.file}#sessions" for v in batch.VIEWS if v.file != "index.html")
+    if CORPUS.is_dir():  # the sessions span several days: the chart is drawn
+        chart = page.evaluate("document.querySelector('.chart svg').getBoundingClientRect().width")
+        assert 200 < chart <= width
+    page.screenshot(ARTIFACTS / f"index-{width}.png")
+    page.close()
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", ["M-Claude_3af9b1a7-6512.jsonl", "M-Claude_21037e11-89de.jsonl"])
+def test_print_keeps_table_headers_and_a_long_session_prints_in_a_few_pages(browser, tmp_path,
+                                                                            name):
+    report = grade(decode_file(CORPUS / "claude-code" / name), rubric.load(),
+                   "2026-01-01T00:00:00Z")
+    assert 170 < len(report.transcript.turns) < 300  # a long session (calls only announced are dropped)
+    path = tmp_path / "report.html"
+    path.write_text(render(report), encoding="utf-8")
+    page = browser.open(path.as_uri(), 1280)
+    page.send("Emulation.setEmulatedMedia", {"media": "print"})
+    # Table headers repeat on every printed page and a heading stays with what follows it.
+    assert page.style("thead", "display") == "table-header-group"
+    assert page.style("h2", "break-after") == "avoid"
+    assert page.style("tr", "break-inside") == "avoid"
+    assert page.style("nav.toc", "display") == "none"
+    page.send("Emulation.setEmulatedMedia", {"media": ""})
+    pdf = base64.b64decode(page.send("Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69,
+                                                         "printBackground": True})["data"])
+    pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / f"print-{name.split('_')[1][:8]}.pdf").write_bytes(pdf)
+    # What prints is the findings and their cited turns, not the session: a page count that
+    # stays near ten for a 200-turn session with five findings, and is never a page per ten turns.
+    cited = {e.turn for f in report.findings for e in f.evidence}
+    assert 1 < pages <= 10, f"{pages} printed pages for a {len(report.transcript.turns)}-turn session"
+    assert pages < len(report.transcript.turns) / 15 and pages <= 4 + len(cited) // 3, (pages, len(cited))
+    page.close()

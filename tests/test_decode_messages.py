@@ -28,7 +28,11 @@ def test_anthropic_messages_object():
 def test_claude_stream_json():
     t = decode_file(FIXTURES / "claude_code" / "stream-json.jsonl")
     assert t.harness == "claude-code" and t.cwd == "/home/dev/app" and t.model == "claude-opus-4-5"
-    assert counts(t) == (5, 0, 3, 1)
+    # No user record: the request is marked unknown (a turn of its own, never graded as a
+    # request) rather than guessed from other text.
+    assert counts(t) == (6, 0, 3, 1)
+    assert t.turns[0].meta == "request-unknown" and t.turns[0].role is Role.USER
+    assert any(n.startswith("the request is unknown") for n in t.notes)
     bash = next(x for x in t.turns if x.tool_name == "Bash")
     assert bash.exit_code == 1 and bash.is_error
     edit = next(x for x in t.turns if x.tool_name == "Edit")

@@ -350,7 +350,9 @@ def test_a_decoder_fault_becomes_a_parse_error_not_a_traceback(tmp_path, monkeyp
 
 def test_path_with_a_nul_byte_or_bad_name(tmp_path, capsys):
     code, _, err = run(["report", "a\0b.jsonl", "-o", "r"], tmp_path, capsys)
-    assert code == 0 and err == ""
+    # No traceback: the one warning a path that does not exist gets, the NUL shown, not written
+    assert code == 0 and err == ("skill-doctor: warning: a[U+0000]b.jsonl does not exist; "
+                                 'writing the "No conversation history found" report\n')
     assert report_of(tmp_path / "r")["status"] in ("no_history", "parse_error")
 
 

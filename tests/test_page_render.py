@@ -75,10 +75,11 @@ def test_score_table_shows_the_arithmetic():
     eff = report.scores.efficiency
     parts = " + ".join(str(r.points) for r in eff.criteria)
     assert f"Total {parts} = {eff.score} {eff.score} / 10" in text
-    for r in eff.criteria:  # each criterion: measured value, its band, its points
-        assert f"{r.measurement.summary} (value " in text
-        assert f"{r.band.describe()}: {r.band.label}" in text
-        assert f"{r.points} / {r.criterion.max}" in text
+    for r in eff.criteria:  # each criterion: what was measured, its rating, its points
+        assert f"{r.criterion.category} {r.criterion.rule_id} {r.measurement.summary} " \
+               f"{r.band.label} {r.points} / {r.criterion.max}" in text
+    # Plain words: the band arithmetic stays out of the rows (the explanation says it in words)
+    assert "(value " not in text and "value >=" not in text and "value <=" not in text
 
 
 def test_bar_segments_add_up_to_the_score():
@@ -216,9 +217,19 @@ def test_colours_meet_wcag_aa():
         assert contrast(colour, "#ffffff") >= 4.5, colour
 
 
-def test_css_survives_escaping():
-    # dominate escapes a style element's text; a ">" in a selector would silently break it.
-    assert not set("<>&") & set(CSS)
+def test_css_reaches_the_page_unescaped(tmp_path):
+    # Browsers do not decode entities inside <style>: the sheet must be embedded byte for byte
+    # (an escaped "Segoe UI" drops the whole font declaration), and nothing from the session
+    # may reach the style element.
+    evil = '</style><script>alert(1)</script><style>body{color:red}'
+    steps = [{"user": f"Fix {evil} in a.py"},
+             {"tool": "Read", "input": {"file_path": f"/home/dev/proj/{evil}.py"}, "output": evil},
+             {"assistant": evil}]
+    html = render(graded(session(tmp_path, steps)))
+    styles = re.findall(r"<style>(.*?)</style>", html, re.S)
+    assert styles == [CSS]
+    assert '"Segoe UI"' in styles[0] and "&quot;" not in styles[0]
+    assert html.count("<style") == 1 and "<script" not in html
 
 
 def test_minimal_reports_stay_minimal(tmp_path):

@@ -5,8 +5,9 @@ How the counts were checked against the files (grep on the file, by hand where n
   collapsed `Read N files`) = tool turns; the rest of the bullets are assistant text.
 - aider: runs of `#### ` lines = user turns (slash commands other than /code, /ask keep
   meta="command"); `<<<<<<< SEARCH` blocks = Edit calls (metadata-aider 24 markers in 23
-  blocks, Simple-Calulator 26); `> Applied edit to` lines = edits with a diff (18); `> Commit`
-  lines = auto-commit turns (14 and 3). The input and llm histories are not transcripts.
+  blocks, Simple-Calulator 26); `> Applied edit to` lines confirm them or, in Simple-Calulator's
+  `whole` edit-format sessions, a whole-file fence naming that file (9 Write calls: 18 + 9 = 27
+  edits with a diff); `> Commit` lines = auto-commit turns (14 and 3). The input and llm histories are not transcripts.
 - specstory: `_**User` headings outside `<tool-use>` blocks (onotakuy 12: its session reads
   its own SpecStory file, so 38 more headings sit inside tool output); `<tool-use>` blocks
   (onotakuy 270, of which 4 nest a rendered SpecStory file and merge with a neighbour: 266);
@@ -38,7 +39,7 @@ EXPECTED = [
     ("claude-export/llm-safety-checks_claude-cannot-write-file-2.md", "claude-code-text", 8, 3, 3, 2, 0),
     ("claude-export/llm-safety-checks_create-file-with-file-edit-dissalowed.md", "claude-code-text", 15, 5, 6, 4, 0),
     ("aider/3oFiz4_note_app.aider.chat.history.md", "aider", 0, 0, 0, 0, 0),
-    ("aider/Simple-Calulator.aider.chat.history.md", "aider", 99, 26, 33, 29, 18),
+    ("aider/Simple-Calulator.aider.chat.history.md", "aider", 108, 26, 33, 38, 27),
     ("aider/metadata-aider.aider.chat.history.md", "aider", 74, 12, 25, 37, 23),
     ("aider/zen-mcp-server.aider.chat.history.md", "aider", 8, 0, 0, 0, 0),
     ("specstory/onotakuy_2026-01-03_2d3d-map-webapp-requirements.md", "specstory", 373, 12, 95, 266, 44),

@@ -99,7 +99,9 @@ def test_transcript_text_is_escaped(tmp_path):
 def test_json_report_shape():
     data = to_json(graded(EXAMPLES / "retry-fix.jsonl"))
     assert data["schema"] == SCHEMA and data["status"] == "ok" and data["message"] is None
-    assert set(data["session"]) == {"id", "harness", "source", "turns", "started_at", "ended_at"}
+    assert set(data["session"]) == {"id", "harness", "source", "turns", "started_at", "ended_at",
+                                    "task"}
+    assert data["session"]["task"] == "retry-fix"  # what `check --baseline` matches on
     assert data["session"]["harness"] == "claude-code" and data["session"]["turns"] == 7
     for scale in ("efficiency", "code_quality"):
         assert data["scores"][scale]["max"] == 10

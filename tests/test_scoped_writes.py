@@ -39,10 +39,13 @@ COMMANDS = [
     ("check-html", ["check", "{session}", "--html", "out"], "out"),
     ("batch", ["batch", "{folder}", "{session}", "-o", "out"], "out"),
     ("batch-parallel", ["batch", "{folder}", "-o", "out", "-j", "2"], "out"),
+    ("compare", ["compare", "{session}", "{folder}", "-o", "out"], "out"),
+    ("skill-install", ["skill", "install"], ".claude"),
 ]
 # What a command that writes must write, besides anything else inside its directory.
 REPORT_FILES = {"report.html", "report.json"}
 BATCH_FILES = {"index.html", "summary.jsonl", "sessions"}
+COMPARE_FILES = {"compare.html", "compare.json"}
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -108,6 +111,12 @@ def test_command_changes_nothing_but_its_output(tree, capsys, argv, creates):
         if argv[0] == "report":
             assert code == 0
             assert new_paths == {prefix, f"{prefix}/report.html", f"{prefix}/report.json"}
+        elif argv[0] == "compare":
+            assert code == 0 and top == COMPARE_FILES, top
+        elif argv[0] == "skill":
+            assert code == 0 and new_paths == {
+                prefix, f"{prefix}/skills", f"{prefix}/skills/skill-doctor",
+                f"{prefix}/skills/skill-doctor/SKILL.md"}, new_paths
         else:
             assert BATCH_FILES <= top, top
     assert {p: after[p] for p in before} == before  # bytes, modes and mtimes unchanged

@@ -103,9 +103,10 @@ def test_sessions_command_lists_every_store(tmp_path, monkeypatch, capsys):
     assert main(["sessions", "--limit", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["HARNESS", "STARTED", "TURNS", "PATH"]
-    assert out[1].startswith("codex") and "rollout-2026-01-02T10-00-00-c1.jsonl" in out[1]
-    assert "(+1 subagent file(s))" in out[1]
-    assert out[2].startswith("opencode")
+    # newest start first (Pi's session started last, though its file is older than Codex's)
+    assert out[1].startswith("pi") and "2026-01-03T10:00:00Z" in out[1]
+    assert out[2].startswith("codex") and "rollout-2026-01-02T10-00-00-c1.jsonl" in out[2]
+    assert "(+1 subagent file(s))" in out[2]
     assert out[3] == "... 3 more (use --limit 0 to list all)"
 
 

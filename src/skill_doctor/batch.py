@@ -3,13 +3,18 @@
 Each session goes through the same pipeline as `skill-doctor report` (decode_file, grade,
 render, to_json) and gets its own `sessions/<id>/` report. Around them the batch writes:
 
-- `index.html`: a static table (session, harness, date, turns, both scores, worst criterion,
-  a link to the session's report) and the aggregate figures; embedded CSS, no JavaScript, the
-  same Content-Security-Policy as report.html;
-- `summary.jsonl`: one report.json-shaped line per session, in index order, plus a `report`
-  key with the relative path of its page;
+- `index.html`: a static table (session, harness, date, turns, both scores, pass or fail
+  against the thresholds by `check.judge`'s rule, worst criterion, a link to the session's
+  report), lowest scores first, with the aggregate figures, a per-harness summary and, when
+  the sessions span more than a day, an inline SVG chart of the scores over time; embedded CSS,
+  no JavaScript, the same Content-Security-Policy as report.html. The same page sorted by date,
+  by harness and in input order is pre-rendered beside it (`index-by-*.html`, linked from
+  each page's header), since sorting without JavaScript means one page per order;
+- `summary.jsonl`: one report.json-shaped line per session, in input order, plus a `report`
+  key with the relative path of its page; `summary.csv` the same sessions as spreadsheet rows;
 - `aggregate.json`: the figures shown on the index (sample sizes, mean, median and
-  distribution of each score, most frequent findings).
+  distribution of each score, pass and fail counts, per-harness figures, most frequent
+  findings).
 
 Grading runs over processes with `jobs > 1`; results are collected in input order, so the
 output is byte-identical whatever the number of processes. Everything is built in a temporary
@@ -20,6 +25,8 @@ listed in the index with the error, and the batch goes on.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
@@ -29,10 +36,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
 from .rubric import SCALES, Rubric
+
+if TYPE_CHECKING:
+    from .model import Transcript
 
 BATCH_MARKER = "summary.jsonl"  # a directory holding this is an earlier batch and may be replaced
 MAX_NAME = 80
@@ -53,9 +63,13 @@ class Graded:
     turns: int = 0
     scores: Mapping[str, float | None] = field(default_factory=dict)
     worst: str | None = None  # the finding that costs most points, e.g. "Retry waste 1/2"
+    started_at: str | None = None  # the session's recorded start, for sorting by date
+    passed: bool | None = None  # against the thresholds (check.judge); None: not graded
+    failures: tuple[str, ...] = ()  # why it fails, e.g. "efficiency 4 < 5"
     findings: tuple[tuple[str, str, str], ...] = ()  # (rule id, rule name, category)
     files: Mapping[str, str] = field(default_factory=dict)  # report.html, report.json
     record: Mapping[str, Any] | None = None  # report.json data
+    usage: Mapping[str, Any] | None = None  # tokens and cost (report.json's, without turns)
     skipped: bool = False  # older than --since
 
 
@@ -110,16 +124,38 @@ def _started(started_at: str | None) -> datetime | None:
 
 
 def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | None = None,
-              redact_secrets: bool = True) -> Graded:
-    """Decode, grade and render one session; never raises (a failure becomes an error row)."""
+              redact_secrets: bool = True,
+              thresholds: Mapping[str, float] | None = None) -> tuple[Graded, ...]:
+    """Decode one file and grade each session it holds (most files hold one); never raises
+    (a failure becomes an error row).
+
+    Pass or fail is `check.judge`'s verdict for `thresholds` (the rubric's by default), the
+    same the session's own page shows."""
     from .decode import decode_file
+    from .decode.sessions import split
+    from .report import display_path
+
+    try:
+        transcripts = split(decode_file(path))
+    except Exception as exc:  # one file must not stop the batch
+        name = os.path.splitext(os.path.basename(path))[0] or "session"
+        return (Graded(display_path(path, redact_secrets), name, "error",
+                       f"grading failed: {type(exc).__name__}: {exc}"),)
+    return tuple(_grade_session(path, t, rubric, generated_at, since, redact_secrets, thresholds)
+                 for t in transcripts)
+
+
+def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_at: str,
+                   since: datetime | None, redact_secrets: bool,
+                   thresholds: Mapping[str, float] | None = None) -> Graded:
+    from .check import judge
     from .render import render
     from .report import display_path, grade, to_json
+    from .tokens import to_json as usage_json
     from .write import dump_json
 
     shown = display_path(path, redact_secrets)  # home as ~, secrets redacted, as in report.json
     try:
-        transcript = decode_file(path)
         started = _started(transcript.started_at)
         if since is not None:
             # Without a recorded start, the file's modification time stands in for it.
@@ -132,6 +168,9 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
             if when is not None and when < since:
                 return Graded(path, "", "skipped", None, skipped=True)
         report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
+        if thresholds is not None:
+            report = replace(report, thresholds=dict(thresholds))
+        verdict = judge(shown, report, report.thresholds)  # the rule `check` applies
         record = to_json(report)
         worst = None
         if report.findings:
@@ -143,10 +182,12 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
             date=started.strftime("%Y-%m-%d") if started else None,
             turns=len(transcript.turns),
             scores={s.name: s.score for s in report.scores.scales()},
-            worst=worst,
+            worst=worst, started_at=transcript.started_at,
+            passed=None if report.status in ("no_history", "too_short") else verdict.passed,
+            failures=verdict.failures,
             findings=tuple((f.rule_id, f.rule_name, f.category) for f in report.findings),
             files={"report.html": render(report), "report.json": dump_json(record)},
-            record=record)
+            record=record, usage=usage_json(report.usage, turns=False))
     except Exception as exc:  # one session must not stop the batch
         name = os.path.splitext(os.path.basename(path))[0] or "session"
         return Graded(shown, name, "error", f"grading failed: {type(exc).__name__}: {exc}")
@@ -154,10 +195,22 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
 
 def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
               since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
-              progress: Callable[[int, int], None] | None = None) -> Iterable[Graded]:
-    """Grade `paths` in order, over `jobs` processes; yields results in input order."""
+              progress: Callable[[int, int], None] | None = None,
+              thresholds: Mapping[str, float] | None = None) -> Iterable[Graded]:
+    """Grade `paths` in order, over `jobs` processes; yields results in input order (every
+    session of a file that holds several, in file order)."""
+    for graded in _grade_files(paths, rubric, generated_at, since=since,
+                               redact_secrets=redact_secrets, jobs=jobs, progress=progress,
+                               thresholds=thresholds):
+        yield from graded
+
+
+def _grade_files(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
+                 since: datetime | None, redact_secrets: bool, jobs: int,
+                 progress: Callable[[int, int], None] | None,
+                 thresholds: Mapping[str, float] | None) -> Iterable[tuple[Graded, ...]]:
     work = partial(grade_one, rubric=rubric, generated_at=generated_at, since=since,
-                   redact_secrets=redact_secrets)
+                   redact_secrets=redact_secrets, thresholds=thresholds)
     total = len(paths)
     if progress:
         progress(0, total)
@@ -181,9 +234,11 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
     # which worker finished first.
     order = sorted(range(total), key=lambda i: (-_size(paths[i]), i))
     indexed = partial(_grade_indexed, work=work)
-    waiting: dict[int, Graded] = {}
+    waiting: dict[int, tuple[Graded, ...]] = {}
     next_index = 0
-    with multiprocessing.get_context().Pool(min(jobs, total)) as pool:
+    # Workers ignore Ctrl-C: the terminal sends it to the whole process group, and only the
+    # parent should react (one line, exit 130); leaving the `with` terminates the workers.
+    with multiprocessing.get_context().Pool(min(jobs, total), initializer=_ignore_interrupt) as pool:
         for done, (index, graded) in enumerate(
                 pool.imap_unordered(indexed, [(i, paths[i]) for i in order], chunksize=1), start=1):
             waiting[index] = graded
@@ -194,7 +249,14 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
                 next_index += 1
 
 
-def _grade_indexed(item: tuple[int, str], work: Callable[[str], Graded]) -> tuple[int, Graded]:
+def _ignore_interrupt() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _grade_indexed(item: tuple[int, str], work: Callable[[str], tuple[Graded, ...]]
+                   ) -> tuple[int, tuple[Graded, ...]]:
     index, path = item
     return index, work(path)
 
@@ -257,10 +319,23 @@ def aggregate(rows: Sequence[Row]) -> dict[str, Any]:
     for g in with_findings:
         counts.update(set(g.findings))
     top = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))[:TOP_FINDINGS]
+    harnesses: dict[str, Any] = {}
+    for harness in sorted({g.harness or "unknown" for g in graded}):
+        group = [g for g in graded if (g.harness or "unknown") == harness]
+        entry: dict[str, Any] = {"sessions": len(group)}
+        for name in SCALES:
+            values = [g.scores[name] for g in group if g.scores.get(name) is not None]
+            entry[name] = {"n": len(values),
+                           "mean": _num(statistics.fmean(values)) if values else None}
+        entry.update(_verdicts(group))
+        harnesses[harness] = entry
     return {
         "sessions": len(graded),
         "statuses": {k: statuses[k] for k in sorted(statuses)},
+        "verdicts": _verdicts(graded),
+        "harnesses": harnesses,
         "scales": scales,
+        "usage": _usage_figures(graded),
         "findings": {
             "sessions_scored": len(with_findings),
             "most_frequent": [{"id": rid, "rule": rule, "category": category, "sessions": n,
@@ -270,13 +345,58 @@ def aggregate(rows: Sequence[Row]) -> dict[str, Any]:
     }
 
 
+def _verdicts(graded: Sequence[Graded]) -> dict[str, int]:
+    return {"passed": sum(g.passed is True for g in graded),
+            "failed": sum(g.passed is False for g in graded),
+            "not_graded": sum(g.passed is None for g in graded)}
+
+
+def usage_line(figures: Mapping[str, Any]) -> str:
+    """`Tokens: 12.3M over 4 sessions that log them; cost $8.20 (1 with an unknown price).`"""
+    from .tokens import money, short
+
+    n = figures["sessions_with_tokens"]
+    if not n:
+        return "Tokens: no session logs token counts."
+    text = f"Tokens: {short(figures['total_tokens'])} over {n} session{'s' if n != 1 else ''} that log them"
+    if figures["sessions_priced"]:
+        text += f"; cost {money(figures['cost_usd'])}"
+        if figures["sessions_cost_unknown"]:
+            text += f" ({figures['sessions_cost_unknown']} more with an unknown price)"
+    else:
+        text += "; cost unknown (no price for their models)"
+    return text + "."
+
+
+def _usage_figures(graded: Sequence[Graded]) -> dict[str, Any]:
+    """Tokens summed over the sessions whose harness logs them; the cost summed over those
+    with a known price (the others are counted, so a total is never mistaken for complete)."""
+    logged = [g.usage for g in graded if g.usage]
+    kinds = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+             "total_tokens")
+    priced = [u["cost_usd"] for u in logged if not isinstance(u["cost_usd"], str)]
+    totals = {k: sum(u[k] for u in logged) for k in kinds}
+    return {
+        "sessions_with_tokens": len(logged),
+        **totals,
+        "mean_tokens_per_session": _num(totals["total_tokens"] / len(logged)) if logged else None,
+        "cost_usd": round(sum(priced), 4) if priced else None,
+        "sessions_priced": len(priced),
+        "sessions_cost_unknown": len(logged) - len(priced),
+    }
+
+
 # -- the whole batch -----------------------------------------------------------------------------
 
 
 def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *,
         since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
-        force: bool = False, progress: Callable[[int, int], None] | None = None) -> BatchResult:
-    """Grade every path and write the batch directory `target`, all or nothing."""
+        force: bool = False, progress: Callable[[int, int], None] | None = None,
+        thresholds: Mapping[str, float] | None = None) -> BatchResult:
+    """Grade every path and write the batch directory `target`, all or nothing.
+
+    `thresholds` decide pass or fail (the rubric's by default; `check --html` passes its
+    `--min-*` options)."""
     from .write import dump_json, staged, write_file, write_report
 
     rows: list[Row] = []
@@ -287,7 +407,8 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
         sessions.mkdir()
         lines: list[str] = []
         for graded in grade_all(paths, rubric, generated_at, since=since,
-                                redact_secrets=redact_secrets, jobs=jobs, progress=progress):
+                                redact_secrets=redact_secrets, jobs=jobs, progress=progress,
+                                thresholds=thresholds):
             if graded.skipped:
                 skipped += 1
                 continue
@@ -301,8 +422,12 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
                                     ensure_ascii=False, separators=(",", ":")))
         figures = aggregate(rows)
         write_file(tmp / "summary.jsonl", "".join(line + "\n" for line in lines))
+        write_file(tmp / "summary.csv", summary_csv(rows))
         write_file(tmp / "aggregate.json", dump_json(figures))
-        write_file(tmp / "index.html", render_index(rows, figures, generated_at, skipped))
+        limits = dict(thresholds) if thresholds is not None else dict(rubric.thresholds)
+        for view in VIEWS:
+            write_file(tmp / view.file, render_index(rows, figures, generated_at, skipped,
+                                                     view=view.key, thresholds=limits))
     return BatchResult(target, tuple(rows), figures, skipped)
 
 
@@ -320,30 +445,123 @@ def _summary_record(graded: Graded, name: str | None) -> dict[str, Any]:
     return record
 
 
-# -- the index page ------------------------------------------------------------------------------
+
+# -- summary.csv -------------------------------------------------------------------------------
+
+CSV_COLUMNS = ("session", "source", "harness", "started_at", "turns", "status", "efficiency",
+               "code_quality", "verdict", "failures", "worst_criterion", "findings", "report")
+
+
+def _csv_text(value: str) -> str:
+    """Session text for a spreadsheet cell: a leading = + - @ (or tab, CR) would make a
+    spreadsheet run it as a formula, so such cells start with an apostrophe (OWASP's advice);
+    bidi and control characters are shown as [U+202E], never obeyed, as on the pages."""
+    from .redact import visible_controls
+
+    value = visible_controls(value)
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def summary_csv(rows: Sequence[Row]) -> str:
+    """summary.jsonl's sessions as spreadsheet rows, in the same (input) order."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        g = row.graded
+        verdict = {True: "pass", False: "fail", None: "not graded"}[g.passed]
+        writer.writerow([
+            _csv_text(g.session_id), _csv_text(g.path), g.harness or "", g.started_at or "",
+            g.turns, g.status,
+            *("" if g.scores.get(name) is None else _num(g.scores[name]) for name in SCALES),
+            verdict, _csv_text("; ".join(g.failures)), _csv_text(g.worst or ""),
+            len(g.findings), f"sessions/{row.name}/report.html" if row.name else ""])
+    return out.getvalue()
+
+
+# -- the index pages -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One pre-rendered order of the sessions table (sorting without JavaScript)."""
+
+    key: str
+    file: str
+    label: str
+    caption: str
+
+
+VIEWS = (
+    View("score", "index.html", "by score",
+         "lowest efficiency first (then code quality); sessions without a score last"),
+    View("date", "index-by-date.html", "by date", "newest first; sessions without a date last"),
+    View("harness", "index-by-harness.html", "by harness",
+         "by harness, then lowest efficiency first"),
+    View("input", "index-by-path.html", "by file", "in the order the sessions were given "
+                                                  "(the order of summary.jsonl)"),
+)
 
 INDEX_CSS = """
-:root { color-scheme: light; }
+:root { color-scheme: light; --ink: #1a1a1a; --muted: #4a4a4a; --line: #d6d6d6; }
 * { box-sizing: border-box; }
-body { margin: 0; background: #fff; color: #1a1a1a; font: 15px/1.5 system-ui, -apple-system,
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; background: #fff; color: var(--ink); font: 15px/1.5 system-ui, -apple-system,
   "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 main { max-width: 80rem; margin: 0 auto; padding: 2rem 1.25rem 4rem; }
 h1 { font-size: 2rem; margin: 0 0 .25rem; }
 h2 { font-size: 1.35rem; margin: 2.25rem 0 .75rem; padding-bottom: .3rem; border-bottom: 2px solid #e3e3e3; }
-.meta { color: #444; margin: 0; }
+.meta { color: var(--muted); margin: 0; }
+nav.sort { margin: .9rem 0 0; }
+nav.sort ul { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: wrap; gap: .3rem .5rem; }
+nav.sort li a, nav.sort li strong { display: inline-block; padding: .2rem .6rem; border: 1px solid var(--line);
+  border-radius: 1rem; text-decoration: none; }
+nav.sort li strong { background: #1a1a1a; color: #fff; border-color: #1a1a1a; }
+.verdicts { margin: .9rem 0 0; font-size: 1.05rem; }
+.verdicts .pass { color: #1f6f43; font-weight: 700; }
+.verdicts .fail { color: #b3261e; font-weight: 700; }
+.scroll { overflow-x: auto; max-width: 100%; border: 1px solid #ececec; border-radius: .3rem; }
+.scroll table { margin: 0; }
+table.sessions { min-width: 52rem; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; font-size: .93rem; }
+caption { text-align: left; color: var(--muted); font-size: .9rem; padding: .35rem .5rem; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #e3e3e3; vertical-align: top; }
 th { background: #f6f6f6; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td code { font-size: .85em; color: #444; word-break: break-all; }
+code { font: .85em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+td code { color: #444; word-break: break-all; }
 .low { color: #b3261e; font-weight: 700; }
 .mid { color: #8a5a00; font-weight: 600; }
+td.date, td.harness { white-space: nowrap; }
+td.pass { color: #1f6f43; font-weight: 600; }
+td.fail { color: #b3261e; font-weight: 600; }
 .status { color: #8a5a00; }
 .error { color: #b3261e; }
 .bar { display: inline-block; height: .8rem; background: #1f6f43; vertical-align: middle; }
+.chart svg { width: 100%; height: auto; max-width: 48rem; display: block; }
+.chart .legend { font-size: .9rem; color: var(--muted); margin: .25rem 0 0; }
+.key { display: inline-block; width: .9rem; height: .25rem; vertical-align: .2rem; margin-right: .3rem; }
 a { color: #0b57d0; }
 footer { margin-top: 3rem; color: #555; font-size: .85rem; }
+@media (max-width: 40rem) {
+  main { padding: 1.25rem .85rem 3rem; }
+  h1 { font-size: 1.6rem; }
+  table { font-size: .85rem; }
+  th, td { padding: .3rem .35rem; }
+}
+@media print {
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  nav.sort { display: none; }
+  .scroll { overflow: visible; border: 0; }
+  table.sessions { min-width: 0; }
+  thead { display: table-header-group; }
+  tr, .chart { break-inside: avoid; }
+  h2, caption { break-after: avoid; }
+  a { color: inherit; text-decoration: none; }
+}
 """
+
+EFFICIENCY_COLOUR, CODE_QUALITY_COLOUR = "#1f6f43", "#7c3aed"
 
 
 def _fmt(value: float | None) -> str:
@@ -358,13 +576,45 @@ def _level(value: float | None) -> str:
     return "low" if value < 4 else ("mid" if value < 7 else "")
 
 
+def _scored(g: Graded) -> bool:
+    return g.status in ("ok", "parse_error") and any(v is not None for v in g.scores.values())
+
+
+def _score_key(g: Graded) -> tuple:
+    def value(name: str) -> float:
+        v = g.scores.get(name)
+        return 11.0 if v is None else float(v)  # N/A sorts after every score
+    return (0 if _scored(g) else 1, value("efficiency"), value("code_quality"))
+
+
+def ordered(rows: Sequence[Row], view: str) -> list[Row]:
+    """The rows in one view's order; ties keep input order, so every view is deterministic."""
+    indexed = list(enumerate(rows))
+    if view == "score":
+        indexed.sort(key=lambda item: (_score_key(item[1].graded), item[0]))
+    elif view == "date":
+        def when(item: tuple[int, Row]) -> tuple:
+            moment = _started(item[1].graded.started_at)
+            return (moment is None, -moment.timestamp() if moment else 0.0, item[0])
+        indexed.sort(key=when)
+    elif view == "harness":
+        indexed.sort(key=lambda item: (item[1].graded.harness is None,
+                                       item[1].graded.harness or "",
+                                       _score_key(item[1].graded), item[0]))
+    return [row for _, row in indexed]
+
+
 def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: str,
-                 skipped: int = 0) -> str:
-    """The batch's index.html (deterministic for the same rows)."""
+                 skipped: int = 0, *, view: str = "score",
+                 thresholds: Mapping[str, float] | None = None) -> str:
+    """One of the batch's index pages (deterministic for the same rows): `view` picks the
+    order of the sessions table; every view shows the same figures."""
     from dominate import tags as h
 
     from .render import page
 
+    limits = dict(thresholds or {})
+    current = next(v for v in VIEWS if v.key == view)
     doc = page("Skill Doctor Batch Report", INDEX_CSS)
     n = len(rows)
     with doc:
@@ -377,55 +627,209 @@ def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
                     + (f" ({statuses})" if statuses else "")
                     + (f"; {skipped} older than --since left out" if skipped else "") + ".",
                     cls="meta")
-            _aggregate_section(figures, h)
+                verdicts = figures.get("verdicts", {})
+                if n:
+                    with h.p(cls="verdicts", __pretty=False):
+                        if limits:
+                            h.span("Against the thresholds (" + ", ".join(
+                                f"{SCALE_TITLES[k].lower()} {_fmt(v)}"
+                                for k, v in limits.items()) + "), as skill-doctor check "
+                                "judges: ")
+                        h.span(f"{verdicts.get('passed', 0)} pass", cls="pass")
+                        h.span(", ")
+                        h.span(f"{verdicts.get('failed', 0)} fail", cls="fail")
+                        if verdicts.get("not_graded"):
+                            h.span(f", {verdicts['not_graded']} not graded (too short)")
+                        h.span(".")
+                with h.nav(cls="sort", aria_label="Sort the sessions"):
+                    with h.ul():
+                        h.li("Sessions:", cls="meta")
+                        for v in VIEWS:
+                            with h.li():
+                                if v.key == view:
+                                    h.strong(v.label, aria_current="page")
+                                else:
+                                    h.a(v.label, href=f"{v.file}#sessions")
             with h.section(aria_labelledby="sessions"):
                 h.h2("Sessions", id="sessions")
                 if not rows:
                     h.p("No sessions found.")
                 else:
-                    _sessions_table(rows, h)
+                    _sessions_table(ordered(rows, view), h, current)
+            _harness_section(figures, h)
+            _chart(rows, limits, h)
+            _aggregate_section(figures, h)
             h.footer(f"Generated by skill-doctor at {generated_at}. Deterministic: the same "
                      "sessions and rubric give the same pages. summary.jsonl holds one "
-                     "report.json record per session; aggregate.json the figures above.")
-    return doc.render(pretty=True) + "\n"
+                     "report.json record per session, summary.csv the table above for "
+                     "spreadsheets, aggregate.json the figures.")
+    # Bidi overrides and control characters from session ids and paths are shown, not obeyed.
+    from .redact import visible_controls
+    return visible_controls(doc.render(pretty=True)) + "\n"
+
+
+def _harness_section(figures: Mapping[str, Any], h) -> None:
+    harnesses = figures.get("harnesses") or {}
+    if not harnesses:
+        return
+    with h.section(aria_labelledby="harnesses"):
+        h.h2("By harness", id="harnesses")
+        with h.div(cls="scroll"):
+            with h.table():
+                with h.thead():
+                    with h.tr():
+                        for title in ("Harness", "Sessions", "Efficiency mean",
+                                      "Code quality mean", "Pass", "Fail", "Not graded"):
+                            h.th(title, scope="col", cls="" if title == "Harness" else "num")
+                with h.tbody():
+                    for harness, entry in harnesses.items():
+                        with h.tr():
+                            h.td(harness)
+                            h.td(str(entry["sessions"]), cls="num")
+                            for name in SCALES:
+                                s = entry[name]
+                                h.td(f"{_fmt(s['mean'])} (n = {s['n']})" if s["n"] else "N/A",
+                                     cls="num")
+                            h.td(str(entry["passed"]), cls="num")
+                            h.td(str(entry["failed"]), cls="num")
+                            h.td(str(entry["not_graded"]), cls="num")
+
+
+def _chart(rows: Sequence[Row], thresholds: Mapping[str, float], h) -> None:
+    """Daily mean scores as an inline SVG line chart, when the sessions span over a day.
+
+    Inline SVG is part of the page, so the CSP that forbids every load does not stop it; each
+    day's figures are also given as text in a table below the chart, for screen readers and
+    for anyone who wants the numbers.
+    """
+    from datetime import date as Date, timedelta
+
+    days: dict[str, dict[str, list[float]]] = {}
+    for row in rows:
+        g = row.graded
+        if not g.date or not _scored(g):
+            continue
+        for name in SCALES:
+            value = g.scores.get(name)
+            if value is not None:
+                days.setdefault(g.date, {}).setdefault(name, []).append(float(value))
+    if len(days) < 2:
+        return
+    from dominate import svg
+
+    ordered_days = sorted(days)
+    first = Date.fromisoformat(ordered_days[0])
+    span = (Date.fromisoformat(ordered_days[-1]) - first).days or 1
+    width, height, left, right, top, bottom = 640, 240, 34, 14, 12, 34
+
+    def x(day: str) -> float:
+        return left + (Date.fromisoformat(day) - first).days * (width - left - right) / span
+
+    def y(score: float) -> float:
+        return top + (10 - score) * (height - top - bottom) / 10
+
+    means = {name: [(day, statistics.fmean(days[day][name])) for day in ordered_days
+                    if days[day].get(name)] for name in SCALES}
+    colours = {"efficiency": EFFICIENCY_COLOUR, "code_quality": CODE_QUALITY_COLOUR}
+    with h.section(aria_labelledby="over-time", cls="chart"):
+        h.h2("Scores over time", id="over-time")
+        label = (f"Daily mean scores from {ordered_days[0]} to {ordered_days[-1]} over "
+                 f"{len(ordered_days)} days with sessions")
+        with svg.svg(viewBox=f"0 0 {width} {height}", role="img", aria_label=label):
+            svg.title(label)
+            for score in (0, 5, 10):
+                svg.line(x1=left, x2=width - right, y1=f"{y(score):.1f}", y2=f"{y(score):.1f}",
+                         stroke="#d6d6d6", stroke_width=1)
+                svg.text(str(score), x=left - 8, y=f"{y(score) + 4:.1f}", text_anchor="end",
+                         font_size=12, fill="#4a4a4a")
+            for limit in sorted(set(thresholds.values())):
+                if 0 < limit < 10:
+                    svg.line(x1=left, x2=width - right, y1=f"{y(limit):.1f}",
+                             y2=f"{y(limit):.1f}", stroke="#b3261e", stroke_width=1,
+                             stroke_dasharray="5 4")
+            # Dates along the axis: the first, the last and up to three evenly between.
+            ticks = [first + timedelta(days=round(span * k / 4)) for k in range(5)] \
+                if span >= 8 else [first, first + timedelta(days=span)]
+            for i, day in enumerate(ticks):
+                anchor = "start" if i == 0 else "end" if i == len(ticks) - 1 else "middle"
+                svg.line(x1=f"{x(day.isoformat()):.1f}", x2=f"{x(day.isoformat()):.1f}",
+                         y1=height - bottom, y2=height - bottom + 4, stroke="#4a4a4a")
+                svg.text(day.isoformat(), x=f"{x(day.isoformat()):.1f}", y=height - 10,
+                         font_size=12, fill="#4a4a4a", text_anchor=anchor)
+            for name in SCALES:
+                points = means[name]
+                if not points:
+                    continue
+                svg.polyline(points=" ".join(f"{x(d):.1f},{y(v):.1f}" for d, v in points),
+                             fill="none", stroke=colours[name], stroke_width=2)
+                for d, v in points:
+                    svg.circle(cx=f"{x(d):.1f}", cy=f"{y(v):.1f}", r=3.5, fill=colours[name])
+        with h.p(cls="legend", __pretty=False):
+            for name in SCALES:
+                h.span(cls="key", style=f"background: {colours[name]}")
+                h.span(f"{SCALE_TITLES[name]} (daily mean)  ")
+            if thresholds:
+                h.span(cls="key", style="background: #b3261e")
+                h.span("threshold")
+        with h.details():
+            h.summary("The figures per day")
+            with h.div(cls="scroll"):
+                with h.table():
+                    with h.thead():
+                        with h.tr():
+                            h.th("Day", scope="col")
+                            for name in SCALES:
+                                h.th(f"{SCALE_TITLES[name]} mean (sessions)", scope="col",
+                                     cls="num")
+                    with h.tbody():
+                        for day in ordered_days:
+                            with h.tr():
+                                h.td(day)
+                                for name in SCALES:
+                                    values = days[day].get(name, [])
+                                    h.td(f"{_fmt(round(statistics.fmean(values), 1))} "
+                                         f"({len(values)})" if values else "N/A", cls="num")
 
 
 def _aggregate_section(figures: Mapping[str, Any], h) -> None:
     with h.section(aria_labelledby="aggregate"):
         h.h2("Aggregate", id="aggregate")
         total = figures["sessions"]
-        with h.table():
-            with h.thead():
-                with h.tr():
-                    for title in ("Scale", "Sample size", "Mean", "Median", "Min", "Max"):
-                        h.th(title, scope="col", cls="" if title == "Scale" else "num")
-            with h.tbody():
-                for name in SCALES:
-                    s = figures["scales"][name]
+        with h.div(cls="scroll"):
+            with h.table():
+                with h.thead():
                     with h.tr():
-                        h.td(SCALE_TITLES[name])
-                        h.td(f"n = {s['n']} of {total}", cls="num")
-                        for key in ("mean", "median", "min", "max"):
-                            h.td(_fmt(s[key]), cls="num")
+                        for title in ("Scale", "Sample size", "Mean", "Median", "Min", "Max"):
+                            h.th(title, scope="col", cls="" if title == "Scale" else "num")
+                with h.tbody():
+                    for name in SCALES:
+                        s = figures["scales"][name]
+                        with h.tr():
+                            h.td(SCALE_TITLES[name])
+                            h.td(f"n = {s['n']} of {total}", cls="num")
+                            for key in ("mean", "median", "min", "max"):
+                                h.td(_fmt(s[key]), cls="num")
         h.p("Sessions without a score (too short, unparseable, or code quality of a session "
             "that changed no code) are not in the sample.", cls="meta")
-        with h.table():
-            with h.thead():
-                with h.tr():
-                    h.th("Score", scope="col")
-                    for name in SCALES:
-                        h.th(SCALE_TITLES[name] + " (sessions)", scope="col", cls="num")
-            with h.tbody():
-                for k in range(10, -1, -1):
+        h.p(usage_line(figures["usage"]), cls="meta")
+        with h.div(cls="scroll"):
+            with h.table():
+                with h.thead():
                     with h.tr():
-                        h.td(str(k) if k == 10 else f"{k} to under {k + 1}")
+                        h.th("Score", scope="col")
                         for name in SCALES:
-                            s = figures["scales"][name]
-                            count = s["distribution"][str(k)]
-                            with h.td(cls="num"):
-                                if count and s["n"]:
-                                    h.span(cls="bar", style=f"width: {max(2, round(60 * count / s['n']))}px")
-                                h.span(f" {count}")
+                            h.th(SCALE_TITLES[name] + " (sessions)", scope="col", cls="num")
+                with h.tbody():
+                    for k in range(10, -1, -1):
+                        with h.tr():
+                            h.td(str(k) if k == 10 else f"{k} to under {k + 1}")
+                            for name in SCALES:
+                                s = figures["scales"][name]
+                                count = s["distribution"][str(k)]
+                                with h.td(cls="num"):
+                                    if count and s["n"]:
+                                        h.span(cls="bar", style=f"width: {max(2, round(60 * count / s['n']))}px")
+                                    h.span(f" {count}")
         found = figures["findings"]
         h.h2("Most frequent findings", id="frequent")
         if not found["most_frequent"]:
@@ -434,57 +838,68 @@ def _aggregate_section(figures: Mapping[str, Any], h) -> None:
             return
         h.p(f"Share of the {found['sessions_scored']} scored sessions with each finding.",
             cls="meta")
-        with h.table():
+        with h.div(cls="scroll"):
+            with h.table():
+                with h.thead():
+                    with h.tr():
+                        h.th("Rule", scope="col")
+                        h.th("Criterion", scope="col")
+                        h.th("Sessions", scope="col", cls="num")
+                        h.th("Share", scope="col", cls="num")
+                with h.tbody():
+                    for item in found["most_frequent"]:
+                        with h.tr():
+                            h.td(f"{item['id']} {item['rule']}")
+                            h.td(item["category"])
+                            h.td(str(item["sessions"]), cls="num")
+                            h.td(f"{round(100 * item['share'])}%", cls="num")
+
+
+def _sessions_table(rows: Sequence[Row], h, view: View) -> None:
+    with h.div(cls="scroll"):
+        with h.table(cls="sessions"):
+            h.caption(f"Sorted {view.label}: {view.caption}.")
             with h.thead():
                 with h.tr():
-                    h.th("Rule", scope="col")
-                    h.th("Criterion", scope="col")
-                    h.th("Sessions", scope="col", cls="num")
-                    h.th("Share", scope="col", cls="num")
+                    for title in ("Session", "Harness", "Date", "Turns", "Efficiency",
+                                  "Code quality", "Verdict", "Worst criterion"):
+                        h.th(title, scope="col",
+                             cls="num" if title in ("Turns", "Efficiency", "Code quality") else "")
             with h.tbody():
-                for item in found["most_frequent"]:
-                    with h.tr():
-                        h.td(f"{item['id']} {item['rule']}")
-                        h.td(item["category"])
-                        h.td(str(item["sessions"]), cls="num")
-                        h.td(f"{round(100 * item['share'])}%", cls="num")
+                for row in rows:
+                    _session_row(row, h)
 
 
-def _sessions_table(rows: Sequence[Row], h) -> None:
-    with h.table():
-        with h.thead():
-            with h.tr():
-                for title in ("Session", "Harness", "Date", "Turns", "Efficiency",
-                              "Code quality", "Worst criterion"):
-                    h.th(title, scope="col",
-                         cls="num" if title in ("Turns", "Efficiency", "Code quality") else "")
-        with h.tbody():
-            for row in rows:
-                g = row.graded
-                with h.tr():
-                    with h.td():
-                        if row.name is not None:
-                            h.a(g.session_id, href=f"sessions/{quote(row.name)}/report.html")
-                        else:
-                            h.span(g.session_id)
-                        h.br()
-                        h.code(g.path)
-                    h.td(g.harness or "—")
-                    h.td(g.date or "—")
-                    h.td(str(g.turns), cls="num")
-                    if g.status in ("ok", "parse_error") and any(
-                            v is not None for v in g.scores.values()):
-                        for name in SCALES:
-                            value = g.scores.get(name)
-                            h.td(_fmt(value), cls=("num " + _level(value)).strip())
-                        h.td(g.worst or "none: every criterion at its maximum")
-                    else:
-                        label = {"too_short": "too short to assess",
-                                 "no_history": "no history",
-                                 "parse_error": "could not be parsed",
-                                 "error": "not graded"}.get(g.status, g.status)
-                        h.td("N/A", cls="num")
-                        h.td("N/A", cls="num")
-                        h.td(f"{label}: {g.message}" if g.message and g.status == "error"
-                             else label, cls="error" if g.status in ("error", "parse_error")
-                             else "status")
+def _session_row(row: Row, h) -> None:
+    g = row.graded
+    with h.tr():
+        with h.td():
+            if row.name is not None:
+                h.a(g.session_id, href=f"sessions/{quote(row.name)}/report.html")
+            else:
+                h.span(g.session_id)
+            h.br()
+            h.code(g.path)
+        h.td(g.harness or "—", cls="harness")
+        h.td(g.date or "—", cls="date")
+        h.td(str(g.turns), cls="num")
+        verdict = ("not graded" if g.passed is None else "pass" if g.passed
+                   else f"fail ({'; '.join(g.failures)})")
+        verdict_cls = "" if g.passed is None else ("pass" if g.passed else "fail")
+        if _scored(g):
+            for name in SCALES:
+                value = g.scores.get(name)
+                h.td(_fmt(value), cls=("num " + _level(value)).strip())
+            h.td(verdict, cls=verdict_cls or None)
+            h.td(g.worst or "none: every criterion at its maximum")
+        else:
+            label = {"too_short": "too short to assess",
+                     "no_history": "no history",
+                     "parse_error": "could not be parsed",
+                     "error": "not graded"}.get(g.status, g.status)
+            h.td("N/A", cls="num")
+            h.td("N/A", cls="num")
+            h.td(verdict, cls=verdict_cls or None)
+            h.td(f"{label}: {g.message}" if g.message and g.status == "error"
+                 else label, cls="error" if g.status in ("error", "parse_error")
+                 else "status")

@@ -22,18 +22,21 @@ from __future__ import annotations
 import glob
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .errors import UsageError
 from .locate import iter_transcripts
-from .report import Report
+from .report import Report, task_id
 from .rubric import SCALES, Rubric
 from .text import excerpt
+from .tokens import to_json as usage_json
 
 CHECK_SCHEMA = "skill-doctor/check/v1"
 PARSE_CODE, PARSE_RULE = "SD001", "unparseable-session"
+BASELINE_CODE, BASELINE_RULE = "SD002", "below-baseline"
+DEFAULT_TOLERANCE = 1.0
 SCALE_LABELS = {"efficiency": "efficiency", "code_quality": "code quality"}
 FORMATS = ("text", "json", "github")
 NOTE_CHARS = 160
@@ -186,6 +189,10 @@ def _num(value: float) -> str:
 def summary_line(check: SessionCheck) -> str:
     """`path: efficiency 7/10, code quality N/A, 2 findings: pass` and the like."""
     report = check.report
+    part = report.transcript.part if report.transcript is not None else None
+    if part is not None:  # one of several sessions in the file: say which
+        check = replace(check, path=f"{check.path} (session {part[0]} of {part[1]}, "
+                                    f"{report.session_id})")
     if report.status in ("no_history", "too_short"):
         return f"{check.path}: {_one_line(report.message or report.status)}: not graded"
     if report.status == "parse_error" and not check.graded:
@@ -200,14 +207,209 @@ def summary_line(check: SessionCheck) -> str:
     return f"{check.path}: {', '.join(parts)}: {verdict}"
 
 
-def totals_line(checks: Sequence[SessionCheck]) -> str:
+def totals_line(checks: Sequence[SessionCheck], baseline: BaselineResult | None = None) -> str:
     failed = sum(not c.passed for c in checks)
     skipped = sum(c.report.status in ("no_history", "too_short") for c in checks)
     n = len(checks)
     text = f"Checked {n} session{'s' if n != 1 else ''}: {failed} failed"
     if skipped:
         text += f", {skipped} not graded (too short)"
+    if baseline is not None and not baseline.passed:
+        text += "; the mean fell below the baseline"
     return text + "."
+
+
+# -- against a baseline (a batch's summary.jsonl) ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What a baseline knows of a task (or of the whole baseline): the scores of each scale
+    and the points of each criterion, averaged over its sessions."""
+
+    scales: Mapping[str, float | None]
+    criteria: Mapping[str, float]
+    sessions: int
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    path: str
+    tasks: Mapping[str, Standing]
+    overall: Standing
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 2) if values else None
+
+
+def _standing(records: Sequence[Mapping]) -> Standing:
+    scales: dict[str, list[float]] = {}
+    criteria: dict[str, list[float]] = {}
+    for r in records:
+        for scale, data in (r.get("scores") or {}).items():
+            if not isinstance(data, dict):
+                continue
+            if isinstance(data.get("score"), (int, float)):
+                scales.setdefault(scale, []).append(float(data["score"]))
+            for key, c in (data.get("criteria") or {}).items():
+                if isinstance(c, dict) and isinstance(c.get("score"), (int, float)):
+                    criteria.setdefault(key, []).append(float(c["score"]))
+    return Standing({scale: _mean(scales.get(scale, [])) for scale in SCALES},
+                  {key: _mean(v) for key, v in criteria.items()}, len(records))
+
+
+def parse_baseline(text: str, path: str) -> Baseline:
+    """A batch's `summary.jsonl` (one report.json record per line), read from `path`. Records
+    of sessions that were not graded are left out; a line that is not a JSON object is a
+    usage error."""
+    by_task: dict[str, list[Mapping]] = {}
+    graded: list[Mapping] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise UsageError(f"--baseline {path}:{lineno}: not a JSON line ({exc})") from None
+        if not isinstance(record, dict) or "scores" not in record:
+            raise UsageError(f"--baseline {path}:{lineno}: not a skill-doctor summary record "
+                             f"(expected the summary.jsonl that `skill-doctor batch` writes)")
+        if record.get("status") not in ("ok", "parse_error") or not record.get("scores"):
+            continue
+        graded.append(record)
+        session = record.get("session") or {}
+        task = session.get("task") or task_id(session.get("source"))
+        if task:
+            by_task.setdefault(task, []).append(record)
+    if not graded:
+        raise UsageError(f"--baseline {path}: no graded session in it")
+    return Baseline(path, {t: _standing(r) for t, r in by_task.items()}, _standing(graded))
+
+
+def _current(check: SessionCheck) -> Standing:
+    scales = {s.name: (None if s.score is None else float(s.score))
+              for s in check.report.scores.scales()}
+    criteria = {c.criterion.key: float(c.points) for s in check.report.scores.scales()
+                for c in s.criteria if c.points is not None}
+    return Standing(scales, criteria, 1)
+
+
+def _fell(now: Standing, base: Standing) -> list[str]:
+    """`retry_waste 2 -> 0` for every criterion with fewer points than the baseline's."""
+    out = []
+    for key, before in base.criteria.items():
+        after = now.criteria.get(key)
+        if before is not None and after is not None and after < before:
+            out.append(f"{key} {_num(before)} -> {_num(after)}")
+    return out
+
+
+def _drops(now: Standing, base: Standing, tolerance: float) -> list[tuple[str, float, float]]:
+    return [(scale, now.scales[scale], base.scales[scale]) for scale in SCALES
+            if now.scales.get(scale) is not None and base.scales.get(scale) is not None
+            and now.scales[scale] < base.scales[scale] - tolerance]
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineResult:
+    """How the run measured up: per task when sessions share a task with the baseline, else
+    by the mean of every graded session."""
+
+    path: str
+    tolerance: float
+    mode: str  # "task" or "mean"
+    matched: int  # sessions compared with a task of the baseline
+    failures: tuple[str, ...]  # run-level ones (mean mode)
+    diagnostics: tuple[Diagnostic, ...]  # run-level ones (mean mode)
+    means: Mapping[str, Mapping[str, float | None]]  # scale -> {"now", "baseline"}
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+def against_baseline(checks: Sequence[SessionCheck], baseline: Baseline, tolerance: float
+                     ) -> tuple[list[SessionCheck], BaselineResult]:
+    """Checks with the baseline's verdict laid over them, and the run-level result."""
+    from dataclasses import replace
+
+    out: list[SessionCheck] = []
+    matched = 0
+    graded = [c for c in checks if c.graded]
+    for check in checks:
+        t = check.report.transcript
+        task = task_id(t.source, dict(t.extra).get("task")) if t else None
+        base = baseline.tasks.get(task) if task and check.graded else None
+        if base is None:
+            out.append(check)
+            continue
+        matched += 1
+        now = _current(check)
+        drops = _drops(now, base, tolerance)
+        if not drops:
+            out.append(check)
+            continue
+        fell = _fell(now, base)
+        failures = list(check.failures)
+        diagnostics = list(check.diagnostics)
+        for scale, score, before in drops:
+            failures.append(f"{SCALE_LABELS[scale]} {_num(score)} < baseline {_num(before)} "
+                            f"- {_num(tolerance)}")
+            diagnostics.insert(0, Diagnostic(
+                check.path, 1, 1, BASELINE_CODE, "error", None,
+                f"{SCALE_LABELS[scale]} {_num(score)}/10 is {_below(tolerance)} the "
+                f"baseline's {_num(before)} for task {task}"
+                + (f"; fell: {', '.join(fell)}" if fell else ""), BASELINE_RULE))
+        out.append(replace(check, passed=False, failures=tuple(failures),
+                           diagnostics=tuple(diagnostics)))
+    now = _standing([]) if not graded else Standing(
+        {scale: _mean([c.scales[scale] for c in map(_current, graded)
+                       if c.scales.get(scale) is not None]) for scale in SCALES},
+        {key: _mean(values) for key, values in _collect(map(_current, graded)).items()},
+        len(graded))
+    means = {scale: {"now": now.scales.get(scale), "baseline": baseline.overall.scales.get(scale)}
+             for scale in SCALES}
+    failures: list[str] = []
+    diagnostics: list[Diagnostic] = []
+    mode = "task" if matched else "mean"
+    if not matched and graded:
+        fell = _fell(now, baseline.overall)
+        for scale, score, before in _drops(now, baseline.overall, tolerance):
+            failures.append(f"mean {SCALE_LABELS[scale]} {_num(score)} < baseline "
+                            f"{_num(before)} - {_num(tolerance)}")
+            diagnostics.append(Diagnostic(
+                baseline.path, 1, 1, BASELINE_CODE, "error", None,
+                f"mean {SCALE_LABELS[scale]} {_num(score)} of {len(graded)} session(s) is "
+                f"{_below(tolerance)} the baseline's {_num(before)} "
+                f"({baseline.overall.sessions} session(s), no task in common)"
+                + (f"; fell: {', '.join(fell)}" if fell else ""), BASELINE_RULE))
+    return out, BaselineResult(baseline.path, tolerance, mode, matched, tuple(failures),
+                               tuple(diagnostics), means)
+
+
+def _below(tolerance: float) -> str:
+    return f"more than {_num(tolerance)} below" if tolerance else "below"
+
+
+def _collect(items: Iterable[Standing]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for g in items:
+        for key, value in g.criteria.items():
+            out.setdefault(key, []).append(value)
+    return out
+
+
+def baseline_line(result: BaselineResult) -> str:
+    """`Baseline summary.jsonl (tolerance 1): 3 sessions compared by task: pass`."""
+    head = f"Baseline {result.path} (tolerance {_num(result.tolerance)}): "
+    if result.mode == "task":
+        return head + f"{result.matched} session(s) compared by task"
+    means = "; ".join(f"mean {SCALE_LABELS[s]} {_num(m['now']) if m['now'] is not None else 'N/A'}"
+                      f" vs {_num(m['baseline']) if m['baseline'] is not None else 'N/A'}"
+                      for s, m in result.means.items())
+    return head + "no task in common, compared by the mean: " + means + (
+        f": FAIL ({'; '.join(result.failures)})" if result.failures else ": pass")
 
 
 # -- output formats ----------------------------------------------------------------------------
@@ -216,10 +418,11 @@ _RESET, _BOLD, _RED, _YELLOW, _GREEN = "\033[0m", "\033[1m", "\033[31m", "\033[3
 
 
 def format_text(checks: Sequence[SessionCheck], *, quiet: bool = False,
-                color: bool = False) -> Iterable[str]:
+                color: bool = False, baseline: BaselineResult | None = None) -> Iterable[str]:
     """flake8-style lines, then one summary per session, then the totals.
 
-    Quiet: only sessions that fail are shown (their findings and summary), no totals.
+    Quiet: only sessions that fail are shown (their findings and summary), then the totals,
+    so a quiet run that passes still says what it checked in one line.
     """
     for check in checks:
         if quiet and check.passed:
@@ -238,11 +441,15 @@ def format_text(checks: Sequence[SessionCheck], *, quiet: bool = False,
             if summary.endswith(": pass"):
                 summary = summary[:-4] + f"{_GREEN}pass{_RESET}"
         yield summary
-    if not quiet:
-        yield totals_line(checks)
+    if baseline is not None:
+        for d in baseline.diagnostics:
+            yield str(d)
+        yield baseline_line(baseline)
+    yield totals_line(checks, baseline)
 
 
-def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float]) -> dict:
+def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float],
+            baseline: BaselineResult | None = None) -> dict:
     """The machine-readable result (schema `skill-doctor/check/v1`)."""
     sessions = []
     for check in checks:
@@ -256,28 +463,51 @@ def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float]) -> 
             "failures": list(check.failures),
             "session": {"id": report.session_id if t else None,
                         "harness": t.harness if t else None,
-                        "turns": len(t.turns) if t else 0},
+                        "turns": len(t.turns) if t else 0,
+                        **({"in_file": {"sessions": t.part[1], "graded": t.part[0]}}
+                           if t is not None and t.part is not None else {})},
             "scores": {s.name: (None if s.score is None else
                                 (int(s.score) if float(s.score).is_integer() else s.score))
                        for s in report.scores.scales()},
-            "diagnostics": [{"path": d.path, "line": d.line, "column": d.column, "code": d.code,
-                             "severity": d.severity, "turn": d.turn, "message": d.message,
-                             "rule": d.rule} for d in check.diagnostics],
+            "usage": usage_json(report.usage, turns=False),
+            "diagnostics": [_diagnostic_json(d) for d in check.diagnostics],
         })
-    return {
+    out = {
         "schema": CHECK_SCHEMA,
         "thresholds": {k: (int(v) if float(v).is_integer() else v)
                        for k, v in sorted(thresholds.items())},
-        "passed": all(c.passed for c in checks),
+        "passed": all(c.passed for c in checks) and (baseline is None or baseline.passed),
         "counts": {"sessions": len(checks), "failed": sum(not c.passed for c in checks),
                    "not_graded": sum(c.report.status in ("no_history", "too_short")
                                      for c in checks)},
         "sessions": sessions,
     }
+    if baseline is not None:
+        out["baseline"] = {
+            "path": baseline.path, "tolerance": _number(baseline.tolerance),
+            "mode": baseline.mode, "sessions_matched": baseline.matched,
+            "passed": baseline.passed, "failures": list(baseline.failures),
+            "means": {s: {k: _number(v) for k, v in m.items()}
+                      for s, m in baseline.means.items()},
+            "diagnostics": [_diagnostic_json(d) for d in baseline.diagnostics],
+        }
+    return out
 
 
-def format_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float]) -> str:
-    return json.dumps(to_json(checks, thresholds), indent=2, sort_keys=True,
+def _number(value: float | None) -> float | int | None:
+    if value is None:
+        return None
+    return int(value) if float(value).is_integer() else value
+
+
+def _diagnostic_json(d: Diagnostic) -> dict:
+    return {"path": d.path, "line": d.line, "column": d.column, "code": d.code,
+            "severity": d.severity, "turn": d.turn, "message": d.message, "rule": d.rule}
+
+
+def format_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float],
+                baseline: BaselineResult | None = None) -> str:
+    return json.dumps(to_json(checks, thresholds, baseline), indent=2, sort_keys=True,
                       ensure_ascii=False) + "\n"
 
 
@@ -289,20 +519,28 @@ def _gh_prop(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(checks: Sequence[SessionCheck], *, quiet: bool = False) -> Iterable[str]:
+def _gh_annotation(d: Diagnostic) -> str:
+    title = _gh_prop(f"{d.code} {d.rule}")
+    where = f"turn {d.turn}: " if d.turn is not None else ""
+    return (f"::{d.severity} file={_gh_prop(d.path)},line={d.line},col={d.column},"
+            f"title={title}::{_gh_data(where + d.message)}")
+
+
+def format_github(checks: Sequence[SessionCheck], *, quiet: bool = False,
+                  baseline: BaselineResult | None = None) -> Iterable[str]:
     """GitHub Actions workflow commands: one annotation per finding, an error per failing
     session, and the plain summaries for the log."""
     for check in checks:
         if quiet and check.passed:
             continue
         for d in check.diagnostics:
-            title = _gh_prop(f"{d.code} {d.rule}")
-            where = f"turn {d.turn}: " if d.turn is not None else ""
-            yield (f"::{d.severity} file={_gh_prop(d.path)},line={d.line},col={d.column},"
-                   f"title={title}::{_gh_data(where + d.message)}")
+            yield _gh_annotation(d)
         if not check.passed:
             yield (f"::error file={_gh_prop(check.path)},title=skill-doctor::"
                    f"{_gh_data('session below the thresholds: ' + '; '.join(check.failures))}")
         yield summary_line(check)
-    if not quiet:
-        yield totals_line(checks)
+    if baseline is not None:
+        for d in baseline.diagnostics:
+            yield _gh_annotation(d)
+        yield baseline_line(baseline)
+    yield totals_line(checks, baseline)

@@ -69,11 +69,12 @@ def _parser() -> argparse.ArgumentParser:
                         help="show transcript text without redacting secrets")
 
     sessions = sub.add_parser(
-        "sessions", help="list the sessions found in every harness store, newest first",
+        "sessions", help="list the sessions found in every harness store, newest start first",
         description="List the sessions found in the Claude Code, Codex, Gemini, Pi, OpenCode "
                     "and Cline stores (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, "
-                    "PI_CODING_AGENT_DIR and XDG_DATA_HOME are honoured), newest first, with "
-                    "harness, start time, turns and path. Subagent transcripts are counted "
+                    "PI_CODING_AGENT_DIR and XDG_DATA_HOME are honoured), newest start first "
+                    "(file time when the start is not recorded), with harness, start time, "
+                    "turns and path. Subagent transcripts are counted "
                     "with their parent session.")
     sessions.add_argument("-n", "--limit", type=int, default=20, metavar="N",
                           help="show at most N sessions (default 20; 0 for all)")
@@ -97,6 +98,14 @@ def _parser() -> argparse.ArgumentParser:
                             "(default: the rubric's thresholds)")
     check.add_argument("--rubric", metavar="FILE",
                        help="a rubric file laid over the default")
+    check.add_argument("--baseline", metavar="SUMMARY",
+                       help="a summary.jsonl written by `skill-doctor batch`: fail a session "
+                            "that scores more than --tolerance below the baseline's session of "
+                            "the same task (same file name), or, with no task in common, when "
+                            "the mean score falls that far below the baseline's mean")
+    check.add_argument("--tolerance", type=float, metavar="N",
+                       help="points a score may fall below the baseline "
+                            "(default 1)")
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even when a session fails (errors of usage still exit 2)")
     check.add_argument("-q", "--quiet", action="store_true",
@@ -129,10 +138,50 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--no-redact", action="store_true",
                        help="show transcript text without redacting secrets")
 
+    compare = sub.add_parser(
+        "compare", help="two sessions side by side: scores, findings, size, divergence",
+        description="Grade two sessions (two runs of one task, before and after a setup "
+                    "change) with the same rubric and show what changed from A to B: both "
+                    "scores and every criterion with its delta, findings that appear, "
+                    "disappear or change, turns, tool calls, tokens, cost and duration, and "
+                    "the first turn where the runs diverge. Writes compare.html and "
+                    "compare.json into DIR and prints the comparison.")
+    compare.add_argument("a", metavar="A", help="the first session (a file, or a folder: its newest)")
+    compare.add_argument("b", metavar="B", help="the second session")
+    compare.add_argument("-o", "--output", metavar="DIR",
+                         help="output directory, inside the working directory "
+                              "(default: ./skill-doctor-compare-<YYYYmmdd-HHMMSS>)")
+    compare.add_argument("--rubric", metavar="FILE", help="a rubric file laid over the default")
+    compare.add_argument("--force", action="store_true",
+                         help="replace DIR if it is an earlier skill-doctor comparison")
+    compare.add_argument("--no-redact", action="store_true",
+                         help="show transcript text without redacting secrets")
+
+    skill = sub.add_parser("skill", help="install the agent skill that runs skill-doctor")
+    skill_sub = skill.add_subparsers(dest="skill_command", metavar="ACTION")
+    install = skill_sub.add_parser(
+        "install", help="copy the bundled skill where the agent looks for skills",
+        description="Copy the skill-doctor agent skill (SKILL.md) where the agent reads "
+                    "skills: Claude Code ./.claude/skills or ~/.claude/skills "
+                    "($CLAUDE_CONFIG_DIR/skills), Codex ./.agents/skills or ~/.agents/skills. "
+                    "A different file already there is not replaced without --force.")
+    scope = install.add_mutually_exclusive_group()
+    scope.add_argument("--project", dest="user", action="store_false",
+                       help="for this project, under the working directory (the default)")
+    scope.add_argument("--user", dest="user", action="store_true",
+                       help="for every project of this user, under the home folder")
+    install.set_defaults(user=False)
+    install.add_argument("--agent", choices=("claude", "codex"), default="claude",
+                         help="the agent to install for (default claude)")
+    install.add_argument("--force", action="store_true",
+                         help="replace a SKILL.md that differs from the bundled one")
+
     rubric = sub.add_parser("rubric", help="explain or validate the rubric")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", metavar="ACTION")
     explain = rubric_sub.add_parser("explain", help="what each criterion measures, with its bands")
-    explain.add_argument("criterion", nargs="?", help="one criterion id (default: all)")
+    explain.add_argument("criterion", nargs="?",
+                         help="one criterion: its id (retry_waste), rule id (SD103) or rule "
+                              "name (repeated-failing-call); default: all")
     explain.add_argument("--rubric", metavar="FILE")
     validate = rubric_sub.add_parser("validate", help="check a rubric file and exit 0 if valid")
     validate.add_argument("file", metavar="FILE")
@@ -155,6 +204,7 @@ def generation_time() -> tuple[str, time.struct_time]:
 def cmd_report(args: argparse.Namespace) -> int:
     from . import rubric as rubric_mod
     from .decode import decode_file
+    from .decode.sessions import last as last_session
     from .locate import locate
     from .render import render
     from .report import grade, no_history, to_json
@@ -171,11 +221,23 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     located = locate(args.path, cwd, os.environ, Path.home())
     redact_secrets = not args.no_redact
+    if args.path is not None and located.path is None:
+        # The contract's minimal report is still written, but a typo must not pass unseen.
+        from .report import NO_HISTORY
+        say(f"skill-doctor: warning: {located.reason or args.path + ' has no transcript'}; "
+            f"writing the \"{NO_HISTORY}\" report", err=True, redact_secrets=redact_secrets)
+    elif args.path is None and located.path is not None:
+        say(f"Grading {_shown_place(located.path, cwd)} (the newest "
+            f"{located.harness or 'harness'} session "
+            f"{'of this project' if located.own_project else 'in the stores; none is of this project'})",
+            err=True, redact_secrets=redact_secrets)
     if located.path is None:
         report = no_history(rubric, generated_at, located.reason,
                             redact_secrets=redact_secrets)
     else:
-        transcript = decode_file(located.path, harness=args.harness)
+        # A file holding several sessions (an Aider history) is graded by its last one; the
+        # report says how many it holds.
+        transcript = last_session(decode_file(located.path, harness=args.harness))
         report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
     files = {"report.html": render(report), "report.json": dump_json(to_json(report))}
     write_report(target, files, force=args.force)
@@ -189,6 +251,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             say(f"{label}: N/A" + (f" ({scale.reason.removeprefix('N/A: ')})" if scale.reason else ""))
         else:
             say(f"{label}: {scale.score}/10")
+    if report.usage is not None:
+        from .tokens import cost_line, describe
+        say(f"Tokens: {describe(report.usage)}; {cost_line(report.usage)}",
+            redact_secrets=redact_secrets)
     for f in report.findings:
         turns = ", ".join(str(e.turn) for e in f.evidence)
         say(f"  {f.rule_id} {f.rule_name} {f.score}/{f.max}: {f.message}"
@@ -210,10 +276,12 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if not found:
         print("No sessions found in the harness stores.")
         return EXIT_OK
+    # Newest start first (the first timestamp in the file's head), then again among the rows
+    # shown once decoding has given each its exact start.
+    found = stores.by_start(found)
     shown = found if args.limit == 0 else found[: args.limit]
     rows = [("HARNESS", "STARTED", "TURNS", "PATH")]
-    for session in shown:
-        detailed = stores.with_details(session)
+    for detailed in stores.by_start(stores.with_details(s) for s in shown):
         path = str(detailed.path)
         if detailed.subagents:
             path += f"  (+{len(detailed.subagents)} subagent file(s))"
@@ -235,6 +303,7 @@ def _colour(stream) -> bool:
 def cmd_check(args: argparse.Namespace) -> int:
     from . import check as check_mod, rubric as rubric_mod
     from .decode import decode_file
+    from .decode.sessions import split as split_sessions
     from .report import grade
 
     rubric = rubric_mod.load(args.rubric)
@@ -247,26 +316,43 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("no transcript files found under " + ", ".join(args.paths))
     if args.html:
         target = _output_dir(args.html, "", moment, cwd)
+    tolerance = check_mod.DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
+    if not 0 <= tolerance <= 10:
+        raise UsageError(f"--tolerance must be from 0 to 10, got {tolerance:g}")
+    if args.tolerance is not None and not args.baseline:
+        raise UsageError("--tolerance needs --baseline")
+    baseline = None
+    if args.baseline:
+        try:
+            text = (cwd / args.baseline).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--baseline {args.baseline}: cannot read: "
+                             f"{getattr(exc, 'strerror', None) or exc}") from None
+        baseline = check_mod.parse_baseline(text, args.baseline)
     checks = []
     for path in paths:
-        report = grade(decode_file(path), rubric, generated_at,
-                       redact_secrets=not args.no_redact, overview=False)
-        checks.append(check_mod.judge(check_mod.display(path), report, thresholds))
+        for transcript in split_sessions(decode_file(path)):  # each session of the file
+            report = grade(transcript, rubric, generated_at,
+                           redact_secrets=not args.no_redact, overview=False)
+            checks.append(check_mod.judge(check_mod.display(path), report, thresholds))
+    verdict = None
+    if baseline is not None:
+        checks, verdict = check_mod.against_baseline(checks, baseline, tolerance)
     if args.format == "json":
-        sys.stdout.write(check_mod.format_json(checks, thresholds))
+        sys.stdout.write(check_mod.format_json(checks, thresholds, verdict))
     elif args.format == "github":
-        for line in check_mod.format_github(checks, quiet=args.quiet):
+        for line in check_mod.format_github(checks, quiet=args.quiet, baseline=verdict):
             print(line)
     else:
         for line in check_mod.format_text(checks, quiet=args.quiet,
-                                          color=_colour(sys.stdout)):
+                                          color=_colour(sys.stdout), baseline=verdict):
             print(line)
     if args.html:
         from . import batch as batch_mod
         result = batch_mod.run([str(p) for p in paths], target, rubric, generated_at,
-                               redact_secrets=not args.no_redact)
+                               redact_secrets=not args.no_redact, thresholds=thresholds)
         print(f"Reports written to {_shown(result.target / 'index.html', cwd)}", file=sys.stderr)
-    failed = any(not c.passed for c in checks)
+    failed = any(not c.passed for c in checks) or (verdict is not None and not verdict.passed)
     return EXIT_FINDINGS if failed and not args.exit_zero else EXIT_OK
 
 
@@ -275,6 +361,17 @@ def _output_dir(given: str | None, prefix: str, moment: time.struct_time, cwd: P
 
     out = given or f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', moment)}"
     return resolve_output(out, cwd)
+
+
+def _shown_place(path: Path, cwd: Path) -> str:
+    """A path for a message: relative inside the working directory, ~ for the home folder."""
+    from .report import display_path
+
+    try:
+        return _shown(path, cwd) if path.resolve().is_relative_to(cwd.resolve()) else \
+            display_path(str(path))
+    except OSError:
+        return display_path(str(path))
 
 
 def _shown(path: Path, cwd: Path) -> str:
@@ -328,6 +425,61 @@ def cmd_batch(args: argparse.Namespace) -> int:
             print(f"{label}: mean {s['mean']}, median {s['median']} (n = {s['n']})")
         else:
             print(f"{label}: no session scored")
+    print(batch_mod.usage_line(result.aggregate["usage"]))
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from . import compare as compare_mod, rubric as rubric_mod
+    from .decode import decode_file
+    from .locate import locate
+    from .report import NO_HISTORY, display_path, grade, no_history, to_json
+    from .write import dump_json, staged, write_file
+
+    rubric = rubric_mod.load(args.rubric)
+    generated_at, moment = generation_time()
+    cwd = Path.cwd()
+    target = _output_dir(args.output, "skill-doctor-compare", moment, cwd)
+    redact_secrets = not args.no_redact
+    sides = []
+    for label, path in (("A", args.a), ("B", args.b)):
+        located = locate(path, cwd, os.environ, Path.home())
+        if located.path is None:
+            say(f"skill-doctor: warning: {label}: {located.reason}; compared as "
+                f"\"{NO_HISTORY}\"", err=True, redact_secrets=redact_secrets)
+            report = no_history(rubric, generated_at, located.reason,
+                                redact_secrets=redact_secrets)
+            transcript = None
+        else:
+            transcript = decode_file(located.path)
+            report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
+        sides.append(compare_mod.Side(label, display_path(path, redact_secrets),
+                                      to_json(report), transcript))
+    doc = compare_mod.compare(*sides, generated_at, redact_secrets=redact_secrets)
+    with staged(target, force=args.force, marker="compare.json") as tmp:
+        write_file(tmp / "compare.json", dump_json(doc))
+        write_file(tmp / "compare.html", compare_mod.render(doc))
+    for line in compare_mod.text_lines(doc):
+        say(line)
+    say(f"Comparison written to {_shown(target / 'compare.html', cwd)}")
+    return EXIT_OK
+
+
+def cmd_skill(args: argparse.Namespace) -> int:
+    from . import resources, skill_install
+
+    if args.skill_command != "install":
+        raise UsageError("usage: skill-doctor skill install [--user|--project] "
+                         "[--agent claude|codex] [--force]")
+    cwd = Path.cwd()
+    dest = skill_install.skills_dir(args.agent, args.user, cwd, os.environ, Path.home())
+    done = skill_install.install(resources.skill_path(), dest, force=args.force)
+    shown = _shown_place(done.target, cwd)
+    if done.written:
+        say(f"Installed the skill-doctor skill for {args.agent} in {shown}"
+            f" ({', '.join(done.written)})")
+    else:
+        say(f"The skill-doctor skill is already installed in {shown} (unchanged)")
     return EXIT_OK
 
 
@@ -342,11 +494,18 @@ def cmd_rubric(args: argparse.Namespace) -> int:
     if args.rubric_command != "explain":
         raise UsageError("usage: skill-doctor rubric {explain,validate} ...")
     rubric = rubric_mod.load(args.rubric)
-    keys = [c.key for c in rubric.criteria]
-    if args.criterion and args.criterion not in keys:
-        raise UsageError(f"unknown criterion {args.criterion!r}; known: {', '.join(keys)}")
+    wanted = None
+    if args.criterion:
+        # Findings print the rule id (SD103) and name (repeated-failing-call): both name the
+        # criterion as well as its key does.
+        asked = args.criterion.strip()
+        wanted = next((c.key for c in rubric.criteria
+                       if asked in (c.key, c.name) or asked.upper() == c.rule_id.upper()), None)
+        if wanted is None:
+            known = ", ".join(f"{c.rule_id} {c.key} ({c.name})" for c in rubric.criteria)
+            raise UsageError(f"unknown criterion {args.criterion!r}; known: {known}")
     for c in rubric.criteria:
-        if args.criterion and c.key != args.criterion:
+        if wanted and c.key != wanted:
             continue
         detector = DETECTORS[c.detector]
         print(f"{c.rule_id} {c.key} ({c.name}) — {c.category}, {c.scale}, max {c.max}"
@@ -387,6 +546,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_check(args)
         if args.command == "batch":
             return cmd_batch(args)
+        if args.command == "compare":
+            return cmd_compare(args)
+        if args.command == "skill":
+            return cmd_skill(args)
         raise UsageError(f"unknown command {args.command}")
     except SkillDoctorError as exc:
         say(f"skill-doctor: error: {_one_line(exc)}", err=True)

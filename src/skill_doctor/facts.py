@@ -15,39 +15,173 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from .diffs import count_changes
+from . import ledger
+from .ledger import Request, asks_for_change  # noqa: F401 (asks_for_change: re-exported)
 from .model import FileEdit, Role, ToolKind, Transcript, Turn
+from . import tools
 from .tools import shell_read_windows
 
-# Commands that check the work: test runners, builds, type checkers, linters.
+# Programs that check the work: test runners, builds, type checkers, linters. Each pattern is
+# matched at the start of one command of a command line (after unwrapping `cd x &&`, `bash -c`,
+# env assignments, `uv run` ...), so a commit message or an echo that mentions pytest is none.
 _CHECK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern)) for kind, pattern in (
-        ("test", r"\b(pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest"
-                 r"|go\s+test|cargo\s+(test|nextest)|(npm|pnpm|yarn|bun)\s+(run\s+)?test"
-                 r"|deno\s+test|bun\s+test|mvn\s+(test|verify)|gradlew?\s+(test|check)"
-                 r"|dotnet\s+test|swift\s+test|mix\s+test|make\s+(test|check)|rake\s+test)\b"),
-        ("typecheck", r"\b(tsc|mypy|pyright|cargo\s+check|go\s+vet|(npm|pnpm|yarn)\s+(run\s+)?"
-                      r"(typecheck|type-check|check))\b"),
-        ("lint", r"\b(ruff|flake8|pylint|eslint|clippy|golangci-lint|shellcheck|black\s+--check"
-                 r"|prettier\s+--check|rubocop|(npm|pnpm|yarn)\s+(run\s+)?lint|pre-commit\s+run)\b"),
-        ("build", r"\b(cargo\s+build|go\s+build|(npm|pnpm|yarn|bun)\s+(run\s+)?build|make\b"
-                  r"|mvn\s+(package|compile|install)|gradlew?\s+(build|assemble)|dotnet\s+build"
-                  r"|swift\s+build|cmake\s+--build|python\d?\s+-m\s+(build|compileall|py_compile))"),
+        ("test", r"(pytest|py\.test|python\d?(\.\d+)?\s+-m\s+(pytest|unittest|nose2?)|unittest|tox"
+                 r"|nox|jest|vitest|mocha|ava|karma|playwright\s+test|cypress\s+run|rspec|phpunit"
+                 r"|ctest|go\s+test|cargo\s+(test|nextest)|(npm|pnpm|yarn|bun)\s+(run\s+)?test"
+                 r"|deno\s+test|bun\s+test|mvn\w*\s+(.*\s)?(test|verify)|\S*gradlew?\s+(test|check)"
+                 r"|dotnet\s+test|swift\s+test|mix\s+test|make\s+(test|check)|rake\s+test"
+                 r"|bundle\s+exec\s+(rspec|rake)|(python\d?(\.\d+)?\s+)?\S*manage\.py\s+test|php\s+artisan\s+test)\b"),
+        ("typecheck", r"(tsc|mypy|pyright|cargo\s+check|go\s+vet|(npm|pnpm|yarn)\s+(run\s+)?"
+                      r"(typecheck|type-check|check|tsc))\b"),
+        ("lint", r"(ruff|flake8|pylint|eslint|clippy|cargo\s+clippy|golangci-lint|shellcheck"
+                 r"|black\s+--check|prettier\s+(--check|-c)|rubocop|(npm|pnpm|yarn)\s+(run\s+)?lint"
+                 r"|pre-commit\s+run|biome\s+(check|lint)|stylelint|hadolint|actionlint)\b"),
+        ("build", r"(cargo\s+build|go\s+build|(npm|pnpm|yarn|bun)\s+(run\s+)?build|make\b"
+                  r"|mvn\w*\s+(package|compile|install)|\S*gradlew?\s+(build|assemble)"
+                  r"|dotnet\s+build|swift\s+build|cmake\s+--build|ninja\b|vite\s+build"
+                  r"|python\d?(\.\d+)?\s+-m\s+(build|compileall|py_compile)|next\s+build"
+                  r"|docker\s+build|go\s+run\s+\.)"),
     )
 )
-_RUN_PROGRAM = re.compile(r"^(?:\S+=\S+\s+)*(python\d?(\.\d+)?|node|ruby|go\s+run|cargo\s+run|deno\s+run"
-                          r"|bun\s+run|\./\S+)\b")
-_FAILED_OUTPUT = re.compile(r"(\b\d+ (failed|errors?)\b|^FAILED\b|^FAIL\b|Traceback \(most recent"
-                            r"|^error(\[\w+\])?:|\bBUILD FAILED\b|npm ERR!)", re.MULTILINE)
-_PASSED_OUTPUT = re.compile(r"(\b\d+ passed\b|^OK\b|\ball tests passed\b|^PASS\b|\b0 failed\b"
-                            r"|\bBUILD SUCCESS|Finished .*target|test result: ok)", re.MULTILINE | re.I)
+# Running the program itself (a script, a module, a binary the project builds).
+_RUN_PROGRAM = re.compile(r"(python\d?(\.\d+)?|node|ruby|deno\s+run|bun\s+run|go\s+run|cargo\s+run"
+                          r"|php|perl|bash|sh|\./\S+|\S+\.(py|js|mjs|ts|sh|rb))\b")
+_NOT_A_RUN = re.compile(r"\s-(c|m\s+(pip|venv|http\.server|json\.tool))\b|^(bash|sh)\s*$"
+                        r"|--version\b|\s-V\b")
+# Wrappers whose arguments are the command really run.
+_WRAPPER = re.compile(
+    r"^(?:(?:sudo|nohup|time|exec|env|nice|stdbuf(?:\s+-\S+)*|timeout\s+(?:-\S+\s+)*\S+"
+    r"|xvfb-run(?:\s+-\S+)*|npx(?:\s+-\S+)*|pnpx|bunx|uvx|uv\s+run(?:\s+--?\S+)*|poetry\s+run"
+    r"|pipenv\s+run|hatch\s+run|pdm\s+run|rye\s+run|conda\s+run(?:\s+-\S+\s+\S+)*"
+    r"|docker\s+(?:compose\s+)?exec(?:\s+-\S+)*\s+\S+|docker\s+run(?:\s+(?:-\S+\s+)?\S+)*?\s+\S+:\S*"
+    r"|kubectl\s+exec\s+\S+\s+--|\w+=\S*)\s+)+")
+_SHELL_C = re.compile(r"""^(?:ba|z|da)?sh\s+(?:-\w+\s+)*-\w*c\s+(['"])(.*)\1\s*$|^(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-Command\s+(['"]?)(.*)\3\s*$""", re.S | re.I)
+_SEGMENT_SPLIT = re.compile(r"&&|\|\||;|\|&|\||\n")
 
-_CHANGE_WORDS = re.compile(
-    r"\b(fix|add|implement|create|write|update|change|modify|refactor|remove|delete|rename|make"
-    r"|build|convert|migrate|replace|edit|improve|optimi[sz]e|support|bump|upgrade|set ?up"
-    r"|generate|redact|move|rewrite|port|extend|enable|disable|handle|introduce|clean ?up"
-    r"|patch|correct|adjust|tweak|translate|document|speed ?up|publish|save|put|wire|hook ?up"
-    r"|resolve|repair|restore|split|merge|inline|extract|simplify|format|stop|dont|don'?t"
-    r"|avoid|allow|block|prevent|ensure)\b", re.I)
+
+def _split_unquoted(text: str) -> list[str]:
+    """A command line cut at its separators (`&&`, `||`, `;`, `|`, newlines) outside quotes."""
+    parts: list[str] = []
+    start = 0
+    quote = None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        else:
+            match = _SEGMENT_SPLIT.match(text, i)
+            if match:
+                parts.append(text[start:i])
+                start = i = match.end()
+                continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+@functools.lru_cache(maxsize=8192)
+def command_segments(command: str) -> tuple[str, ...]:
+    """The commands a command line runs, each without its wrappers, in order.
+
+    `cd app && FOO=1 uv run pytest -q | tail -5` gives ("cd app", "pytest -q", "tail -5");
+    `bash -lc 'npm test'` gives ("npm test",). A heredoc's body is data, not commands.
+    """
+    lines = command.split("\n")
+    kept: list[str] = []
+    terminator = None
+    for line in lines:
+        if terminator is not None:
+            if line.strip() == terminator:
+                terminator = None
+            continue
+        kept.append(line)
+        heredoc = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", line)
+        if heredoc:
+            terminator = heredoc.group(1)
+    segments: list[str] = []
+    for part in _split_unquoted("\n".join(kept)):
+        part = part.strip().lstrip("({").strip()
+        if not part:
+            continue
+        wrapped = _SHELL_C.match(part)
+        if wrapped:
+            inner = wrapped.group(2) if wrapped.group(2) is not None else wrapped.group(4)
+            segments.extend(command_segments(inner))
+            continue
+        part = _WRAPPER.sub("", part)
+        if part:
+            segments.append(part)
+    return tuple(segments)
+
+
+@functools.lru_cache(maxsize=8192)
+def classify_check(command: str) -> str | None:
+    """The kind of check a command runs (test, typecheck, lint, build, run), or None.
+
+    Judged by the programs the command line actually runs; the first check found decides, and
+    a run of the program itself counts only when nothing else checks.
+    """
+    run = False
+    for segment in command_segments(command):
+        for kind, pattern in _CHECK_PATTERNS:
+            if pattern.match(segment):
+                return kind
+        if _RUN_PROGRAM.match(segment) and not _NOT_A_RUN.search(segment):
+            run = True
+    return "run" if run else None
+
+
+# A check's own summary of how it ended; it overrides the exit code of a pipeline, `|| true`
+# or `; echo`, whose exit status is not the check's.
+_FAILED_OUTPUT = re.compile(
+    r"(\b[1-9]\d* (failed|failures?|errors?)\b|^FAILED\b|^FAIL\b|\bFAILURES?!?$|^error(\[\w+\])?:"
+    r"|^\S+\(\d+,\d+\): error|error TS\d+|\bBUILD FAILED\b|npm ERR!|^ERROR[: ]|test result: FAILED"
+    r"|Tests?:\s+[1-9]\d* failed|^\s*✖ [1-9]\d* problems?|Found [1-9]\d* errors?|\bno tests ran\b"
+    r"|\bcollected 0 items\b|command not found|^panic:|Segmentation fault|\bexit (code|status) [1-9])",
+    re.MULTILINE)
+# Signs of a failure that a run can print and still pass (a logged traceback, an expected
+# failure): they decide only when no summary says it passed.
+_FAILURE_SIGN = re.compile(r"Traceback \(most recent|SyntaxError|ModuleNotFoundError|ImportError"
+                           r"|AssertionError|\bException\b|\bError:", re.MULTILINE)
+_PASSED_OUTPUT = re.compile(
+    r"(\b\d+ passed\b|^OK\b|\ball tests passed\b|^PASS\b|\b0 failed\b|\bBUILD SUCCESS|Finished .*target"
+    r"|test result: ok|^ok\s+\S+|All checks passed|Found 0 errors|Success: no issues|^\s*✓|\bcompiled"
+    r" successfully|\bbuilt in\b|\bNo errors\b|0 errors?\b)", re.MULTILINE | re.I)
+_MASKS_EXIT = re.compile(r"\|\||\|(?!\|)|;\s*(echo|true|exit\s+0)\b")
+
+
+def check_outcome(turn: Turn) -> bool | None:
+    """How a check ended: its output's own summary first (a failing test piped into `tail`
+    still failed), then the exit code, then whether the call errored; None when the log
+    cannot tell (no summary, no exit code, or a run that printed nothing)."""
+    output = turn.tool_output or ""
+    if _FAILED_OUTPUT.search(output):
+        return False
+    passed = bool(_PASSED_OUTPUT.search(output))
+    masked = bool(turn.command and _MASKS_EXIT.search(turn.command))
+    if turn.exit_code is not None and not masked:
+        if turn.exit_code != 0:
+            return False
+        if not passed and _FAILURE_SIGN.search(output):
+            return False
+        return True if output.strip() else None
+    if turn.is_error:
+        return False
+    if passed:
+        return True
+    if _FAILURE_SIGN.search(output):
+        return False
+    return None
+
+
 _CORRECTION = re.compile(
     r"^\s*(no\b|nope|wrong|that'?s (not|wrong)|this is wrong|it (still )?(doesn'?t|does not|didn'?t)"
     r"|still (fail|broken|not|doesn)|you broke|undo|revert|not what i|why did you|stop\b"
@@ -106,6 +240,13 @@ class Facts:
     failed: frozenset[int] = frozenset()
     # `edits` grouped by file, each file's edits in session order.
     edits_by_path: Mapping[str, tuple[EditRecord, ...]] = field(default_factory=dict)
+    # Every user message classified, with the turns that served it (see ledger).
+    requests: tuple[Request, ...] = ()
+
+    @property
+    def main_requests(self) -> tuple[Request, ...]:
+        """The requests that ask for something (follow-ups excluded)."""
+        return tuple(r for r in self.requests if r.kind != ledger.FOLLOW_UP)
 
     @property
     def made_changes(self) -> bool:
@@ -172,77 +313,14 @@ def word_count(text: str) -> int:
 
 
 def is_doc_file(path: str) -> bool:
+    """Documentation or configuration: prose, data and settings files (dotfiles, `config`,
+    files under `.config/`), which need no test run after an edit."""
     name = path.lower()
-    return name.endswith(_DOC_SUFFIXES) or posixpath.basename(name) in ("license", "readme",
-                                                                       "changelog", "notice")
-
-
-# Any check at all: one search rejects the many commands that are none before the
-# per-kind patterns (tried in priority order) run.
-_ANY_CHECK = re.compile("|".join(f"(?:{p.pattern})" for _, p in _CHECK_PATTERNS))
-
-
-@functools.lru_cache(maxsize=8192)
-def classify_check(command: str) -> str | None:
-    """The kind of check a command is (test, typecheck, lint, build, run), or None."""
-    if not _ANY_CHECK.search(command):
-        return _run_kind(command)
-    for kind, pattern in _CHECK_PATTERNS:
-        if pattern.search(command):
-            return kind
-    return _run_kind(command)
-
-
-def _run_kind(command: str) -> str | None:
-    stripped = command.strip()
-    if stripped.startswith("cd ") and "&&" in stripped:
-        stripped = stripped.split("&&", 1)[1].strip()
-    if _RUN_PROGRAM.match(stripped) and not re.search(r"\s-(c|m\s+pip|m\s+venv)\b", stripped):
-        return "run"
-    return None
-
-
-def check_outcome(turn: Turn) -> bool | None:
-    if turn.exit_code is not None:
-        return turn.exit_code == 0
-    if turn.is_error:
-        return False
-    output = turn.tool_output or ""
-    if _FAILED_OUTPUT.search(output):
-        return False
-    if _PASSED_OUTPUT.search(output):
-        return True
-    return None
-
-
-_QUESTION = re.compile(r"^\s*(how|what|why|where|which|who|is|are|does|do|did|should"
-                       r"|explain|tell me|describe|show me|investigate|look into|find out|figure out"
-                       r"|research|review|analy[sz]e|audit|explore|understand|diagnose|summari[sz]e"
-                       r"|check|compare|list|trace|troubleshoot)\b", re.I)
-# A change verb only asks for a change where it gives an order: at the start of a clause or
-# after "please", "can you", "and", "to" ... ; "when I add a tab" describes, it does not ask.
-_IMPERATIVE_BEFORE = re.compile(r"(^|[.!?;:\n(]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's"
-                                r"|pls|now|just|should|must|can|could|would|we|i'?d like you to|go ahead"
-                                r"|and then|first|finally|instead|but)\s*,?)\s*$", re.I)
-_FIX_REQUEST = re.compile(r"\b(and|then|also|please|,)\s+(fix|change|update|implement|add|apply|patch"
-                          r"|correct|resolve|repair)\b", re.I)
-
-
-def asks_for_change(text: str) -> bool:
-    """Whether a request asks for something to be changed (vs. a question to answer).
-
-    A request that opens like a question or an investigation ("how do we enable X?",
-    "investigate why the tab freezes") asks for an answer unless it also orders a fix
-    ("... and fix it"); otherwise a change verb counts only where it gives an order, so
-    "investigate why it freezes when I add a tab" is no change request.
-    """
-    if _QUESTION.match(text):
-        return bool(_FIX_REQUEST.search(text))
-    for match in _CHANGE_WORDS.finditer(text):
-        before = text[max(0, match.start() - 40):match.start()]
-        if _IMPERATIVE_BEFORE.search(before):
-            return True
-    return False
+    base = posixpath.basename(name)
+    return name.endswith(_DOC_SUFFIXES) or base in ("license", "readme", "changelog", "notice",
+                                                    "config") \
+        or name.endswith((".conf", ".config", "rc")) and "." in base \
+        or "/.config/" in "/" + name or base.startswith(".") and "." not in base[1:]
 
 
 def compute(transcript: Transcript) -> Facts:
@@ -265,7 +343,11 @@ def compute(transcript: Transcript) -> Facts:
     goal: Turn | None = None
     worked = False
 
+    requests = ledger.build(transcript.turns)
+    request_text = ""
     for turn in transcript.turns:
+        if turn.role is Role.USER and turn.meta is None:
+            request_text = turn.content
         if turn.meta == "interrupt":
             interruptions.append(turn.index)
         if turn.meta is not None:
@@ -284,15 +366,18 @@ def compute(transcript: Transcript) -> Facts:
             tool_turns.append(turn)
             worked = True
             _tool_facts(turn, cwd, reads, explorations, edits, shell_writes, failed_edits,
-                        checks, failures, read_windows, unlocated)
+                        checks, failures, read_windows, unlocated, request_text)
 
     final_answer = assistant_turns[-1] if assistant_turns else None
+    mains = [r for r in requests if r.kind != ledger.FOLLOW_UP]
+    if mains:
+        goal = transcript.turns[mains[0].turn - 1]
     by_path: dict[str, list[EditRecord]] = {}
     for record in edits:
         by_path.setdefault(record.path, []).append(record)
     return Facts(
         transcript=transcript, goal=goal,
-        asks_for_change=asks_for_change(goal.content) if goal else False,
+        asks_for_change=any(r.kind == ledger.CHANGE for r in mains),
         user_turns=tuple(user_turns), assistant_turns=tuple(assistant_turns),
         tool_turns=tuple(tool_turns), reads=tuple(reads), explorations=tuple(explorations),
         edits=tuple(edits), shell_writes=tuple(shell_writes), failed_edits=tuple(failed_edits),
@@ -300,12 +385,23 @@ def compute(transcript: Transcript) -> Facts:
         corrections=tuple(corrections), final_answer=final_answer,
         read_windows=read_windows, unlocated_edits=tuple(unlocated), failed=frozenset(failures),
         edits_by_path={path: tuple(records) for path, records in by_path.items()},
+        requests=requests,
     )
+
+
+def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | None:
+    """The file an edit that names none most likely changed: of the files read since the
+    request, one the request names, else the last one read."""
+    if not reads:
+        return None
+    named = [path for _, path in reversed(reads) if path in request_text
+             or posixpath.basename(path) in request_text]
+    return named[0] if named else reads[-1][1]
 
 
 def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, edits: list,
                 shell_writes: list, failed_edits: list, checks: list, failures: list,
-                read_windows: dict, unlocated: list) -> None:
+                read_windows: dict, unlocated: list, request_text: str = "") -> None:
     failed = tool_failed(turn)
     if failed:
         failures.append(turn.index)
@@ -333,12 +429,55 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
         elif turn.via_shell:
             shell_writes.extend((turn.index, relative_path(p, cwd)) for p in turn.paths)
         elif not turn.paths and _has_new_text(turn):
-            unlocated.append(turn.index)
+            # Old exports name no file for an edit; the agent edits what it just read.
+            target = _edited_unnamed(reads, request_text)
+            inferred = tools.edits_of(turn.tool_name or "edit", {**(turn.tool_input or {}),
+                                      "file_path": target}) if target else []
+            if inferred:
+                for edit in inferred:
+                    added, removed = count_changes(edit.diff)
+                    edits.append(EditRecord(turn.index, edit, relative_path(edit.path, cwd),
+                                            added, removed))
+            else:
+                unlocated.append(turn.index)
     command = turn.command
     if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
         check_kind = classify_check(command)
+        if check_kind == "run" and not _runs_own_code(command, cwd, edits, shell_writes):
+            check_kind = None
         if check_kind:
-            checks.append(Check(turn.index, command, check_kind, check_outcome(turn)))
+            outcome = check_outcome(turn)
+            if outcome is None and check_kind == "run" and turn.exit_code is None and \
+                    not turn.is_error and (turn.tool_output or "").strip():
+                # A run with output and no error in a log without exit codes (trajectories):
+                # the program ran; what it printed is the evidence.
+                outcome = True
+            checks.append(Check(turn.index, command, check_kind, outcome))
+
+
+_SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s+run)?|php|perl|bash|sh"
+                         r"|tsx|ts-node)\s+(?:-\S+\s+)*([^\s-]\S*)|^(\.{0,2}/\S+|\S+\.(?:py|js|mjs|ts|sh|rb))")
+
+
+def _runs_own_code(command: str, cwd: str | None, edits: list, shell_writes: list) -> bool:
+    """Whether a run of a program exercises the project: a script the session wrote, or one
+    inside the project (not a helper under a hidden tool folder such as `.gemini/skills`, not
+    a file outside the project); a module or entry point (`python -m app`, `node .`) counts."""
+    written = {posixpath.basename(e.path) for e in edits} | {posixpath.basename(p) for _, p in shell_writes}
+    for segment in command_segments(command):
+        match = _SCRIPT_ARG.match(segment)
+        if not match:
+            if classify_check(segment) == "run":
+                return True  # python -m pkg, go run ., cargo run ...
+            continue
+        script = match.group(1) or match.group(2)
+        if posixpath.basename(script.strip("'\"")) in written:
+            return True
+        rel = relative_path(script, cwd)
+        if not rel.startswith(("/", "~", "..")) and not any(part.startswith(".") and part not in (".", "..")
+                                                          for part in rel.split("/")[:-1]):
+            return True
+    return False
 
 
 # Range parameters of the read tools of every harness (Read offset/limit, view_range ...).
@@ -396,10 +535,16 @@ def found_nothing(turn: Turn) -> bool:
     return not rest or not _ERROR_TEXT.search(rest)
 
 
+_ABORTED = re.compile(r"^\s*(?:aborted by user|\[Request interrupted by user)|\naborted by user\s*$", re.I)
+
+
 def tool_failed(turn: Turn) -> bool:
-    """Whether a tool call failed, judged the same way for every harness."""
+    """Whether a tool call failed, judged the same way for every harness (a call the user
+    aborted did not do its work either)."""
     if turn.is_error:
         return not found_nothing(turn)
+    if turn.tool_output and _ABORTED.search(turn.tool_output[-200:]):
+        return True
     if turn.exit_code is None and turn.kind in (ToolKind.EDIT, ToolKind.WRITE) and \
             _EDIT_FAILED_OUTPUT.search(turn.tool_output or ""):
         return True

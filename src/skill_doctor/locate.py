@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
-TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".md", ".txt", ".log", ".traj")
+TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".md", ".txt", ".log", ".traj", ".cast")
 MAX_SCAN = 20000  # files looked at in one folder walk; a huge tree is cut, not hung on
 MAX_DEPTH = 4
 
@@ -21,6 +21,8 @@ MAX_DEPTH = 4
 class Located:
     path: Path | None
     reason: str | None = None  # why nothing was found
+    harness: str | None = None  # the store it came from, when picked from the stores
+    own_project: bool = False  # picked from the stores as the current project's session
 
 
 def is_subagent_file(path: Path) -> bool:
@@ -81,8 +83,9 @@ def default_session(cwd: Path, env: Mapping[str, str], home: Path) -> Located:
     sessions = stores.discover(env, home)  # newest first
     if not sessions:
         return Located(None, "no session found in the harness stores")
-    own = next((s for s in sessions if stores.belongs_to(s, cwd)), sessions[0])
-    return Located(own.path)
+    own = next((s for s in sessions if stores.belongs_to(s, cwd)), None)
+    picked = own or sessions[0]
+    return Located(picked.path, harness=picked.harness, own_project=own is not None)
 
 
 def locate(path: str | None, cwd: Path, env: Mapping[str, str], home: Path) -> Located:

@@ -87,6 +87,29 @@ class Turn:
 
 
 @dataclass(frozen=True, slots=True)
+class Usage:
+    """The tokens one model call used, as the harness logged them.
+
+    Counts are normalised across harnesses so they can be priced alike: `input` is the prompt
+    tokens billed at the full rate (cache reads excluded, whatever the harness's own `input`
+    includes), `output` includes reasoning tokens, `cache_read` / `cache_write` are the
+    prompt tokens read from / written to the provider's cache. `turn` is the turn the call
+    produced (its first), or 0 when the harness logs a run total with no turn to pin it to.
+    """
+
+    turn: int
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    model: str | None = None
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+
+@dataclass(frozen=True, slots=True)
 class ParseProblem:
     """Where decoding stopped: a positioned message plus the surrounding source text."""
 
@@ -113,6 +136,16 @@ class Transcript:
     problem: ParseProblem | None = None  # set when decoding could not finish
     not_a_transcript: bool = False  # the file is readable but is no session at all
     extra: tuple[tuple[str, str], ...] = field(default=())  # harness facts worth showing (version, branch)
+    usage: tuple[Usage, ...] = ()  # tokens per model call, where the harness logs them
+    # Why the agent never ran (its install failed, its command was not found): such a run is
+    # too short to assess, for that reason, rather than a session that went badly.
+    not_started: str | None = None
+    # When the file holds several sessions one after another: how many, and which one (1-based)
+    # this transcript is.
+    part: tuple[int, int] | None = None
+    # Where each session of a file holding several begins: (first turn index, session id or
+    # None, start time or None). Empty for a file holding one session.
+    session_starts: tuple[tuple[int, str | None, str | None], ...] = ()
 
     @property
     def real_turns(self) -> tuple[Turn, ...]:

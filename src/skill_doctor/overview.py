@@ -183,6 +183,7 @@ class Overview:
     diffs: tuple[FileDiff, ...]
     more_diffs: int
     appendix: tuple[CitedTurn, ...]
+    gaps: tuple["Gap", ...] = ()  # what the grade could not see, in page order
 
 
 def turn_kind(turn: Turn) -> str:
@@ -213,13 +214,15 @@ def build(transcript: Transcript, facts: Facts, findings: Iterable[Finding], *,
     cited = _citations(findings)
     files, more_files = _files(facts, findings, show)
     diffs, more_diffs = _diffs(facts, show)
+    appendix = tuple(_cited_turn(transcript.turns[i - 1], cited[i], show)
+                     for i in sorted(cited) if 1 <= i <= len(transcript.turns))
     return Overview(
         strip=_strip(transcript, facts, show),
         setup=_setup(transcript, facts, show),
         timeline=_timeline(transcript, cited),
         files=files, more_files=more_files, diffs=diffs, more_diffs=more_diffs,
-        appendix=tuple(_cited_turn(transcript.turns[i - 1], cited[i], show)
-                       for i in sorted(cited) if 1 <= i <= len(transcript.turns)),
+        appendix=appendix,
+        gaps=gaps(transcript, findings, appendix, redact_secrets=redact_secrets),
     )
 
 
@@ -520,4 +523,168 @@ def to_json(overview: Overview) -> dict:
                    "flagged_by": [rule for rule, _, _ in f.flagged_by]} for f in overview.files],
         "more_files": overview.more_files,
         "cited_turns": [t.index for t in overview.appendix],
+        "gaps": [{"kind": g.kind, "title": g.title, "detail": g.detail, "turns": list(g.turns),
+                  "more_turns": g.more_turns, "criteria": list(g.criteria), "note": g.note}
+                 for g in overview.gaps],
     }
+
+
+# -- what the grade could not see ----------------------------------------------------------------
+
+MAX_GAP_TURNS = 12  # turns listed per gap; the rest are counted
+_OUTCOME = ("task_completion", "regression_avoidance")
+_CODE_QUALITY = ("correct_file_identification", "minimal_diff", "pattern_adherence",
+                 "regression_avoidance")
+_REDACTED = re.compile(r"\[redacted: [\w-]+\]")
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """One thing the grade could not see, in words: a decoder note, a skipped record kind, a
+    log without tool results, or the redactions made for the page.
+
+    `criteria` are the criterion keys whose score the gap may have changed; their rows on the
+    page say so. `note` is the decoder's own words when the gap comes from one (report.json's
+    `notes`), so every note is shown whether or not its wording is known here.
+    """
+
+    kind: str
+    title: str
+    detail: str
+    turns: tuple[int, ...] = ()
+    more_turns: int = 0
+    criteria: tuple[str, ...] = ()
+    note: str | None = None
+
+
+def _bounded_turns(turns: Iterable[int]) -> tuple[tuple[int, ...], int]:
+    ordered = sorted(set(turns))
+    return tuple(ordered[:MAX_GAP_TURNS]), max(0, len(ordered) - MAX_GAP_TURNS)
+
+
+def _note_gap(note: str, transcript: Transcript) -> Gap:
+    """A decoder note in plain words, with the turns it concerns where they can be found.
+
+    Decoders write notes as short sentences; the known ones get a title, an explanation of
+    what they hide from the grade and the criteria they touch. Any other note is shown as the
+    decoder wrote it, so a new note never goes missing from the page.
+    """
+    turns = transcript.turns
+    last = (turns[-1].index,) if turns else ()
+    lowered = note.lower()
+    if "never got a result" in lowered or "had not finished" in lowered:
+        open_calls = [t.index for t in turns if t.role is Role.TOOL and t.tool_output is None]
+        shown, more = _bounded_turns(open_calls)
+        count = re.match(r"(\d+) ", note)
+        n = int(count.group(1)) if count else len(open_calls)
+        what = (f"{n} tool call{'s' if n != 1 else ''} never got a result" if count or n
+                else "some tool calls never got a result")
+        return Gap("missing_results", "Tool calls without a result",
+                   f"In the log, {what}: whether {'it' if n == 1 else 'they'} worked is not "
+                   "known, so a failed call, a retry or a failing check among them cannot be "
+                   "seen.", shown, more, ("task_completion", "retry_waste",
+                                          "regression_avoidance"), note)
+    if "without a matching call" in lowered:
+        return Gap("orphan_results", "Tool results without their call",
+                   f"The log holds {lowered}; those results are left out of the grade.",
+                   note=note)
+    if "were skipped" in lowered or "not utf-8" in lowered:
+        # "(last at line 858)": the turn that follows that line is where the log has a hole.
+        at = re.search(r"line (\d+)", note)
+        after = [t.index for t in turns if at and t.line > int(at.group(1))][:1]
+        where = (f" The last of them lies just before turn {after[0]}." if after else "")
+        return Gap("unreadable_lines", "Lines of the log that could not be read",
+                   f"{note[0].upper() + note[1:]}.{where} The turns on those lines are missing "
+                   "from the grade; which criteria they would have changed is not known.",
+                   tuple(after), 0, (), note)
+    if lowered.startswith("only the first"):
+        return Gap("truncated", "The log was cut",
+                   f"{note[0].upper() + note[1:]}: the end of the session is not graded, so "
+                   "whether the task was finished and checked is judged on what came before.",
+                   last, 0, _OUTCOME, note)
+    if "ended with" in lowered:
+        return Gap("run_error", "The run ended abnormally",
+                   f"The harness recorded that {lowered}: the agent may have been stopped "
+                   "(an API error, a limit, a crash) rather than have finished.",
+                   last, 0, ("task_completion",), note)
+    if re.search(r"\b(\d+|several|multiple|many) (sessions|runs|chats)\b", lowered):
+        return Gap("several_sessions", "Several sessions in one file",
+                   f"{note[0].upper() + note[1:]}. The grade covers what the decoder took as the "
+                   "session; its request and turn counts may mix or leave out runs.",
+                   (), 0, ("task_completion", "turn_economy"), note)
+    if "subagent" in lowered:
+        return Gap("subagent", "A subagent's transcript",
+                   f"{note[0].upper() + note[1:]}. The parent session that asked for this work "
+                   "is not part of the grade.", note=note)
+    if "rewound" in lowered or "abandoned branch" in lowered:
+        return Gap("branches", "Abandoned branches left out",
+                   f"{note[0].upper() + note[1:]}; work on the other branches is not graded.",
+                   note=note)
+    if "applied edit" in lowered or "confirmation" in lowered:
+        return Gap("unconfirmed_edits", "Edits the log does not confirm",
+                   f"The log has {note[0].lower() + note[1:]}: whether those edits reached the files is not "
+                   "shown, so code quality rests partly on what the agent proposed.",
+                   (), 0, _CODE_QUALITY, note)
+    return Gap("note", "Decoder note", note[0].upper() + note[1:] + ".", note=note)
+
+
+def gaps(transcript: Transcript, findings: Iterable[Finding],
+         appendix: Iterable[CitedTurn] = (), *, redact_secrets: bool = True) -> tuple[Gap, ...]:
+    """Everything report.json says the grade could not see, as `Gap`s in page order: the
+    decoder's notes (each one, in words), where parsing stopped, a log that records no tool
+    results, records kept out of the turns, and the redactions made on this page."""
+    show = (lambda text: redact(text)) if redact_secrets else (lambda text: text)
+    out: list[Gap] = []
+    problem = transcript.problem
+    if problem is not None and transcript.turns:
+        where = f"line {problem.line}, column {problem.column}: " if problem.line else ""
+        out.append(Gap("parse_stopped", "Parsing stopped early",
+                       f"Parsing stopped at {where}{show(problem.message)}. Only the "
+                       f"{len(transcript.turns)} turns before it are graded.",
+                       (transcript.turns[-1].index,), 0, _OUTCOME))
+    for note in transcript.notes:
+        out.append(_note_gap(show(note), transcript))
+    # A file holding several sessions one after another, split by the decoder: which one this
+    # report grades (`part` is (this session, of how many); absent on older transcripts).
+    part = getattr(transcript, "part", None)
+    if part is not None and not any(g.kind == "several_sessions" for g in out):
+        index, total = part
+        out.append(Gap("several_sessions", "Several sessions in one file",
+                       f"This file holds {total} sessions one after another; this report grades "
+                       f"session {index}{' (the last)' if index == total else ''}. The others "
+                       "are not part of this grade (check and batch grade each)."))
+    tool_turns = [t for t in transcript.turns if t.role is Role.TOOL and t.meta is None]
+    if len(tool_turns) >= 2 and not any(t.tool_output or t.is_error for t in tool_turns):
+        out.append(Gap("no_results", "No tool results in the log",
+                       f"The log records {len(tool_turns)} tool calls but none of their "
+                       "results: whether edits applied and checks passed rests on what the "
+                       "agent said, not on what the tools returned.",
+                       *_bounded_turns(t.index for t in tool_turns),
+                       ("task_completion", *_CODE_QUALITY)))
+    if transcript.skipped:
+        ranked = sorted(transcript.skipped, key=lambda item: (-item[1], item[0]))
+        kinds = ", ".join(f"{n} {kind}" for kind, n in ranked[:6])
+        if len(ranked) > 6:
+            rest = len(ranked) - 6
+            kinds += f" and {rest} other kind{'s' if rest != 1 else ''}"
+        out.append(Gap("kept_out", "Records kept out of the turns",
+                       f"The decoder kept these records out of the turn list: {kinds}. They "
+                       "are bookkeeping (reasoning, progress, snapshots, duplicates) or lines "
+                       "it could not use, and do not count as turns."))
+    if redact_secrets:
+        redacted = [(e.turn, _REDACTED.findall(e.excerpt + " " + e.note))
+                    for f in findings for e in f.evidence]
+        redacted += [(t.index, _REDACTED.findall(t.input_text + " " + t.output_text))
+                     for t in appendix]
+        hits = [(turn, marks) for turn, marks in redacted if marks]
+        if hits:
+            kinds = sorted({m[len("[redacted: "):-1] for _, marks in hits for m in marks})
+            out.append(Gap("redacted", "Secrets redacted on this page",
+                           f"Secrets ({', '.join(kinds)}) are shown as [redacted: …] markers; "
+                           "the grade read the original text, so no score is affected.",
+                           *_bounded_turns(turn for turn, _ in hits)))
+    else:
+        out.append(Gap("not_redacted", "Redaction is off",
+                       "This page was made with --no-redact: secrets in the session are shown "
+                       "as they are. Do not forward it."))
+    return tuple(out)

@@ -2,21 +2,31 @@
 
 The page is a view of a `Report` (and its `Overview`): it computes nothing. CSS is embedded;
 there is no JavaScript, no external font, image or URL, and a Content-Security-Policy meta tag
-forbids every load. All transcript text goes through dominate's escaping (never
-`dominate.util.raw`).
+forbids every load. All transcript text goes through dominate's escaping; the one thing
+embedded unescaped is the style sheet, a constant of this module (see `page`), because a
+browser does not decode entities inside `<style>` and an escaped `"Segoe UI"` would drop the
+whole `font` declaration.
 
 The contract's sections come first and keep its wording: the "Skill Doctor Report" header with
 the session id and timestamp, the score summary with two bars out of 10, the findings, and the
-ranked suggestions. After them, for a graded session: the setup in play, a timeline of turns,
-the files table, each edited file's net diff and an appendix of every cited turn, which each
-evidence citation links to (`#turn-14`). The page stays bounded whatever the session's length
+ranked suggestions. Under the header sits the verdict: both scores, pass or fail by the rule
+`skill-doctor check` applies (`check.judge`), and the suggestion that recovers most points, in
+one line a person can paste. After the contract's sections, for a graded session: what the
+grade could not see (every decoder note, in words, with its turns), the session strip, the
+setup in play, a timeline of turns, the files table, each edited file's net diff, how each
+criterion is measured (the detector's own documentation, as `rubric explain` prints it) and an
+appendix of every cited turn, which each evidence citation links to (`#turn-14`). The page stays bounded whatever the session's length
 (see overview.py): dominate costs about 0.1 ms per element, so element counts are what matter.
 """
 
 from __future__ import annotations
 
-from .overview import KIND_LABELS, Cell, CitedTurn, FileDiff, Overview, SetupItem
+import re
+from typing import Mapping
+
+from .overview import KIND_LABELS, Cell, CitedTurn, FileDiff, Gap, Overview, SetupItem
 from .report import Report, display_path
+from .rubric import Band, Criterion
 from .scoring import CriterionScore, ScaleScore
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; font-src 'none'; "
@@ -26,7 +36,7 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; font-src 
 SCALE_TITLES = {"efficiency": "Efficiency", "code_quality": "Code quality"}
 FOLD_DIFF_LINES = 40  # longer diffs start folded
 
-# The CSS holds no "<", ">" or "&": dominate escapes a style element's text like any other.
+# Embedded as it is (see `page`): it must never hold "</", which would end the style element.
 # Colours: text at least 4.5:1 on its background, graphics at least 3:1 on white (WCAG AA).
 CSS = """
 :root { color-scheme: light; --ink: #1a1a1a; --muted: #4a4a4a; --line: #d6d6d6; --link: #1d4ed8;
@@ -130,6 +140,29 @@ article.entry:target, article.card:target { outline: 3px solid var(--link); outl
   border: 1px solid currentColor; margin-left: .35rem; }
 .badge.failed { color: #b91c1c; }
 footer.wrap { margin: 1rem auto 3rem; color: #555; font-size: .85rem; }
+.verdict { margin: 1.25rem 0 0; padding: .8rem 1rem; border-left: 6px solid #8a5a00;
+  background: #fff8e6; border-radius: 0 .35rem .35rem 0; }
+.verdict.pass { border-left-color: #1f6f43; background: #f1f8f3; }
+.verdict.fail { border-left-color: #b3261e; background: #fdf2f1; }
+.verdict p { margin: 0; }
+.verdict p + p { margin-top: .35rem; font-size: .95rem; }
+.verdict .word { font-weight: 700; }
+.verdict.pass .word { color: #1f6f43; }
+.verdict.fail .word { color: #b3261e; }
+.gap { border-left: 4px solid #8a5a00; padding: .35rem .9rem; margin: .75rem 0; }
+.gap h3 { margin: 0 0 .2rem; }
+.gap p { margin: .2rem 0; }
+.gap.info { border-left-color: var(--line); }
+.affects { display: block; font-size: .88rem; color: #7a4f00; margin-top: .2rem; }
+.affects a { color: #7a4f00; }
+.print-only { display: none; }
+.explain { border-top: 1px solid var(--line); padding: .75rem 0; font-size: .95rem; }
+.explain:target { outline: 3px solid var(--link); outline-offset: 4px; }
+.explain dl { margin: .4rem 0; display: grid; grid-template-columns: 11rem 1fr; gap: .35rem 1rem; }
+.explain dt { font-weight: 600; }
+.explain dd { margin: 0; }
+.explain ul.bands { margin: .25rem 0; padding-left: 1.2rem; }
+a.how { font-size: .85rem; white-space: nowrap; }
 @media (max-width: 40rem) {
   .wrap { padding: 0 .85rem; }
   h1 { font-size: 1.6rem; }
@@ -140,15 +173,53 @@ footer.wrap { margin: 1rem auto 3rem; color: #555; font-size: .85rem; }
   .setup th { width: 7rem; }
   dl.strip { grid-template-columns: 1fr 1fr; }
   dl.strip div.wide { grid-column: 1 / 3; }
+  .explain dl { grid-template-columns: 1fr; gap: .1rem; }
+  /* One line that scrolls sideways, so the table of contents does not push the scores down. */
+  nav.toc { font-size: .9rem; }
+  nav.toc ul { flex-wrap: nowrap; overflow-x: auto; white-space: nowrap; gap: .9rem;
+    padding-bottom: .35rem; }
+  table.arith .pips { display: none; }
+  table.arith tbody td:nth-child(3) { font-size: .8rem; color: var(--muted); }
+  .explain dd { margin-bottom: .4rem; }
 }
 @media print {
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-  body { font-size: 11pt; }
+  @page { margin: 14mm 12mm; }
+  body { font-size: 10pt; line-height: 1.4; }
   .wrap { max-width: none; padding: 0; }
-  nav.toc, .skip { display: none; }
+  header.wrap { padding-top: 0; }
+  nav.toc, .skip, a.how, section.explanations { display: none; }
   a { color: inherit; text-decoration: none; }
-  h2 { break-after: avoid; }
-  .card, article.entry, details, tr { break-inside: avoid; }
+  h2 { margin-top: 1.4rem; }
+  h2, h3, h4, caption, .scale, summary { break-after: avoid; }
+  /* A table never leaves its header behind: the header repeats on every page it spans, and
+     a table short enough to fit starts on the page that can hold it whole. */
+  thead { display: table-header-group; }
+  tfoot { display: table-footer-group; }
+  tr, article.entry, .gap, .explain, .verdict, dl.strip div, .card blockquote p,
+  .card > p { break-inside: avoid; }
+  /* A finding card may span a page break (keeping it whole left half pages blank); its
+     heading stays with its first lines. */
+  .card h3 { break-after: avoid; }
+  .scroll { overflow: visible; }
+  table { font-size: 9pt; }
+  /* Printed, the page folds to what a reader of paper needs, so a 200-turn session prints in
+     a handful of pages: each cited turn keeps its head and the first lines of its input and
+     output, the files table its first rows, the changes their one-line summaries. */
+  article.entry pre { max-height: 2.9em; overflow: hidden; margin: .15rem 0; padding: .2rem .5rem; }
+  article.entry h4 { display: none; }
+  article.entry { padding: .35rem 0; }
+  details pre.diff, details .cut { display: none; }
+  details { border: 0; margin: .1rem 0; }
+  details summary { padding: .1rem 0; list-style: none; }
+  table.files tbody tr:nth-child(n+21) { display: none; }
+  /* A finding keeps every citation, but on paper only the first three show their excerpt,
+     each cut to two lines (the appendix holds the rest). */
+  .card blockquote .excerpt { display: block; max-height: 2.8em; overflow: hidden; }
+  .card blockquote p:nth-child(n+4) .excerpt, .card blockquote p:nth-child(n+4) br { display: none; }
+  .print-only { display: block; }
+  .screen-only, table.setup tr.empty { display: none; }
+  .tl .c { width: 8px; height: 16px; }
   pre { white-space: pre-wrap; }
 }
 """
@@ -171,9 +242,19 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 
 def page(title: str, css: str):
     """A dominate document with the head every skill-doctor page has: UTF-8, the CSP that
-    forbids every load, a viewport for small screens, no referrer, and the embedded CSS."""
+    forbids every load, a viewport for small screens, no referrer, and the embedded CSS.
+
+    `css` is one of the style sheets defined in this package (never text from a session), so
+    it is embedded unescaped: browsers do not decode `&quot;` inside `<style>`, and escaping
+    would silently drop every declaration holding a quote. A sheet holding "</" could end the
+    style element early, so it is refused.
+    """
     import dominate
     from dominate import tags as h
+    from dominate.util import raw
+
+    if "</" in css or "<!--" in css:
+        raise ValueError("a style sheet must not hold '</' or '<!--'")
 
     doc = dominate.document(title=title)
     doc["lang"] = "en"
@@ -182,21 +263,26 @@ def page(title: str, css: str):
         h.meta(http_equiv="Content-Security-Policy", content=CSP)
         h.meta(name="viewport", content="width=device-width, initial-scale=1")
         h.meta(name="referrer", content="no-referrer")
-        h.style(css)
+        h.style(raw(css))
     return doc
 
 
-def render(report: Report) -> str:
-    """The whole page as a string (deterministic for the same report)."""
+def render(report: Report, thresholds: Mapping[str, float] | None = None) -> str:
+    """The whole page as a string (deterministic for the same report).
+
+    `thresholds` are the minimum scores the verdict judges by; by default the rubric's
+    (`report.thresholds`), as `check` without `--min-*` options would.
+    """
     from dominate import tags as h
 
     doc = page(f"Skill Doctor Report — {report.session_id}", CSS)
     ov = report.overview
+    graded = report.status not in ("no_history", "too_short")
     with doc:
         h.a("Skip to the report", href="#main", cls="skip")
-        _header(report, ov, h)
+        _header(report, ov, h, thresholds if thresholds is not None else report.thresholds)
         with h.main(id="main", cls="wrap"):
-            if report.status in ("no_history", "too_short"):
+            if not graded:
                 h.p(report.message or "", cls="status", role="status")
             else:
                 if report.message:
@@ -207,10 +293,13 @@ def render(report: Report) -> str:
                 _findings(report, h)
                 _suggestions(report, h)
                 if ov is not None:
+                    _gaps(ov, h)
+                    _session(ov, h, report.usage)
                     _setup(ov, h)
                     _timeline(report, ov, h)
                     _files(ov, h)
                     _diffs(ov, h)
+                    _explanations(report, h)
                     _appendix(report, ov, h)
         h.footer(f"Generated by skill-doctor at {report.generated_at}. Deterministic: "
                  "the same session and rubric give the same report.", cls="wrap")
@@ -221,7 +310,14 @@ def render(report: Report) -> str:
 
 # The contract's sections ---------------------------------------------------------------------
 
-def _header(report: Report, ov: Overview | None, h) -> None:
+SECTIONS = (("score-summary", "Score summary"), ("findings", "Findings"),
+            ("suggestions", "Suggestions"), ("gaps", "What this grade could not see"),
+            ("session", "Session"), ("setup", "Setup in play"), ("timeline", "Timeline"),
+            ("files", "Files"), ("changes", "Changes"), ("how-measured", "How it is measured"),
+            ("cited-turns", "Cited turns"))
+
+
+def _header(report: Report, ov: Overview | None, h, thresholds: Mapping[str, float]) -> None:
     with h.header(cls="wrap"):
         h.h1("Skill Doctor Report")
         t = report.transcript
@@ -238,17 +334,68 @@ def _header(report: Report, ov: Overview | None, h) -> None:
                 h.span("Source ")
                 h.code(display_path(t.source, report.redacted))
                 h.span(f" · {len(t.turns)} turns")
+            if t.part is not None:
+                h.p(f"This file holds {t.part[1]} sessions one after another; this report "
+                    f"grades session {t.part[0]}" + (" (the last)." if t.part[0] == t.part[1]
+                                                     else "."), cls="meta")
+        if report.status not in ("no_history", "too_short"):
+            _verdict(report, ov, h, thresholds)
         if ov is not None:
-            _strip(ov, h)
             with h.nav(cls="toc", aria_label="Sections of this report"):
                 with h.ul():
-                    for anchor, label in (("score-summary", "Score summary"),
-                                          ("findings", "Findings"),
-                                          ("suggestions", "Suggestions"),
-                                          ("setup", "Setup in play"), ("timeline", "Timeline"),
-                                          ("files", "Files"), ("changes", "Changes"),
-                                          ("cited-turns", "Cited turns")):
+                    for anchor, label in SECTIONS:
                         h.li(h.a(label, href=f"#{anchor}"))
+
+
+def verdict_line(report: Report, thresholds: Mapping[str, float]) -> tuple[bool, str, str]:
+    """(passed, verdict word, the rest of the line): one line a person can paste into a chat.
+
+    Pass or fail is `check.judge`'s decision for these thresholds, so the page and
+    `skill-doctor check` never disagree.
+    """
+    from .check import judge
+
+    result = judge(report.session_id, report, thresholds)
+    parts = []
+    for scale in report.scores.scales():
+        title = SCALE_TITLES[scale.name].lower()
+        parts.append(f"{title} {_fmt(scale.score)}" + ("" if scale.score is None else "/10"))
+    if result.passed:
+        minimum = ", ".join(f"{SCALE_TITLES[k].lower()} {_fmt(v)}" for k, v in thresholds.items())
+        word, rest = "Passes", (f": {', '.join(parts)}, meeting the thresholds ({minimum})."
+                                if minimum else f": {', '.join(parts)} (no thresholds set).")
+    else:
+        reasons = ["the file could not be parsed whole" if why == "parse error" else why
+                   for why in result.failures]
+        word, rest = "Needs work", f": {', '.join(parts)}; fails ({'; '.join(reasons)})."
+    if report.suggestions:
+        top = report.suggestions[0]
+        category = next((f.category for f in report.findings if f.criterion == top.criterion),
+                        top.criterion)
+        rest += (f" {'Fix first' if not result.passed else 'Most points back'} "
+                 f"(+{top.impact} {'point' if top.impact == 1 else 'points'}, {top.rule_id} "
+                 f"{category}): {top.text}")
+    elif report.status == "ok":
+        rest += " Nothing to fix: every scored criterion is at its maximum."
+    return result.passed, word, rest
+
+
+def _verdict(report: Report, ov: Overview | None, h, thresholds: Mapping[str, float]) -> None:
+    passed, word, rest = verdict_line(report, thresholds)
+    with h.section(cls="verdict " + ("pass" if passed else "fail"), aria_label="Verdict"):
+        with h.p(__pretty=False):  # one line of text when copied
+            h.span(word, cls="word")
+            h.span(rest)
+        blind = [(i, g) for i, g in enumerate(ov.gaps if ov is not None else (), start=1)
+                 if g.criteria]
+        if blind:
+            with h.p(__pretty=False):
+                h.span("This grade could not see everything: ")
+                for n, (i, gap) in enumerate(blind):
+                    if n:
+                        h.span(", ")
+                    h.a(gap.title.lower(), href=f"#gap-{i}")
+                h.span(".")
 
 
 def _duration(seconds: int | None) -> str:
@@ -263,19 +410,25 @@ def _duration(seconds: int | None) -> str:
     return f"{secs} s"
 
 
-def _strip(ov: Overview, h) -> None:
+def _session(ov: Overview, h, usage=None) -> None:
+    with h.section(aria_labelledby="session"):
+        h.h2("Session", id="session")
+        _strip(ov, h, usage)
+
+
+def _strip(ov: Overview, h, usage=None) -> None:
     s = ov.strip
     outcome = {True: "passed", False: "failed", None: "outcome unknown"}
 
     def item(label: str, value: str, sub: str = "", code: bool = False) -> None:
-        with h.div(cls="wide" if label in ("Project", "Checks run", "Model") else None):
+        with h.div(cls="wide" if label in ("Project", "Checks run", "Model", "Tokens") else None):
             h.dt(label)
             with h.dd(__pretty=False):
                 h.code(value) if code else h.span(value)
                 if sub:
                     h.span(f" {sub}", cls="sub")
 
-    with h.dl(cls="strip", aria_label="The session at a glance"):
+    with h.dl(cls="strip"):
         item("Harness", s.harness, f"v{s.version}" if s.version else "")
         item("Model", s.model or "not recorded")
         item("Project", s.project or "not recorded", f"branch {s.branch}" if s.branch else "",
@@ -290,17 +443,26 @@ def _strip(ov: Overview, h) -> None:
                  f"{s.last_check_command})")
         else:
             item("Checks run", "0", "no test, build or lint command")
+        if usage is None:
+            item("Tokens", "not logged by the harness")
+        else:
+            from .tokens import cost_line, describe
+            total, _, detail = describe(usage).partition(": ")
+            item("Tokens", total, f"{detail} · {cost_line(usage)}")
 
 
 def _scores(report: Report, h) -> None:
     with h.section(aria_labelledby="score-summary"):
         h.h2("Score summary", id="score-summary")
         linked = {f.criterion for f in report.findings}
+        explained = report.overview is not None  # the explanations are on graded pages
+        gaps = report.overview.gaps if report.overview is not None else ()
         for scale in report.scores.scales():
-            _bar(scale, linked, h)
+            _bar(scale, linked, h, explained, gaps)
 
 
-def _bar(scale: ScaleScore, linked: set[str], h) -> None:
+def _bar(scale: ScaleScore, linked: set[str], h, explained: bool = False,
+         gaps: tuple[Gap, ...] = ()) -> None:
     title = SCALE_TITLES[scale.name]
     scored = [r for r in scale.criteria if r.points is not None]
     with h.div(cls="scale"):
@@ -323,17 +485,19 @@ def _bar(scale: ScaleScore, linked: set[str], h) -> None:
         h.p(scale.reason, cls="reason")
     with h.div(cls="scroll"):
         with h.table(cls="arith"):
-            h.caption(f"How the {title.lower()} score was reached: each criterion's measured "
-                      "value falls in a band of the rubric, and the band gives the points.")
+            h.caption(f"How the {title.lower()} score was reached: what each criterion "
+                      "found in this session, the rating the rubric gives it, and its points." +
+                      (" Each rule id links to how the criterion is measured." if explained
+                       else ""))
             with h.thead():
                 with h.tr():
                     h.th("Criterion", scope="col")
-                    h.th("Measured", scope="col")
-                    h.th("Band (why)", scope="col")
+                    h.th("What was measured", scope="col")
+                    h.th("Rating", scope="col")
                     h.th("Points", scope="col", cls="num")
             with h.tbody():
                 for result in scale.criteria:
-                    _criterion_row(result, linked, h)
+                    _criterion_row(result, linked, h, explained, gaps)
             if scored and scale.score is not None:
                 total = sum(r.points for r in scored)
                 active_max = sum(r.criterion.max for r in scored)
@@ -347,7 +511,8 @@ def _bar(scale: ScaleScore, linked: set[str], h) -> None:
                             cls="num")
 
 
-def _criterion_row(result: CriterionScore, linked: set[str], h) -> None:
+def _criterion_row(result: CriterionScore, linked: set[str], h, explained: bool = False,
+                   gaps: tuple[Gap, ...] = ()) -> None:
     c = result.criterion
     with h.tr():
         with h.td(__pretty=False):
@@ -355,16 +520,29 @@ def _criterion_row(result: CriterionScore, linked: set[str], h) -> None:
                 h.a(c.category, href=f"#finding-{c.key}")
             else:
                 h.span(c.category)
-            h.span(f" {c.rule_id}", cls="rule")
+            h.span(" ")
+            if explained:
+                h.a(c.rule_id, href=f"#rule-{c.key}", cls="rule",
+                    title=f"How {c.category.lower()} is measured")
+            else:
+                h.span(c.rule_id, cls="rule")
         m = result.measurement
         if m is None:
             h.td(result.reason or "", colspan=2)
             h.td("N/A", cls="num")
             return
-        h.td(f"{m.summary} (value {_value(m.value)})")
+        with h.td(__pretty=False):
+            h.span(m.summary)
+            affecting = [(i, g) for i, g in enumerate(gaps, start=1) if c.key in g.criteria]
+            if affecting:
+                with h.span(cls="affects"):
+                    h.span("May be affected by: ")
+                    for n, (i, gap) in enumerate(affecting):
+                        if n:
+                            h.span(", ")
+                        h.a(gap.title.lower(), href=f"#gap-{i}")
         band = result.band
-        h.td(f"{band.describe()}" + (f": {band.label}" if band and band.label else "")
-             if band else "")
+        h.td(band.label if band and band.label else "")
         with h.td(cls="num", __pretty=False):
             with h.span(cls="pips", aria_hidden="true"):
                 for i in range(c.max):
@@ -440,6 +618,122 @@ def _suggestions(report: Report, h) -> None:
 
 # Beyond the contract: the session in detail ---------------------------------------------------
 
+def _gaps(ov: Overview, h) -> None:
+    with h.section(aria_labelledby="gaps"):
+        h.h2("What this grade could not see", id="gaps")
+        if not ov.gaps:
+            h.p("Nothing: the log was read whole, every tool call has its result, and no "
+                "secret needed redacting on this page.", cls="none")
+            return
+        h.p("What the session file leaves out or the decoder noticed, in words, with the turns "
+            "concerned. A criterion it may have changed says so in the score summary.",
+            cls="meta")
+        titles = _criterion_titles()
+        in_appendix = {t.index for t in ov.appendix}
+        for i, gap in enumerate(ov.gaps, start=1):
+            with h.article(cls="gap" + ("" if gap.criteria else " info"), id=f"gap-{i}"):
+                h.h3(gap.title)
+                h.p(gap.detail)
+                if gap.turns:
+                    with h.p(cls="meta", __pretty=False):
+                        h.span("Turns concerned: ")
+                        for n, turn in enumerate(gap.turns):
+                            if n:
+                                h.span(", ")
+                            if turn in in_appendix:  # a cited turn: its entry is below
+                                h.a(str(turn), href=f"#turn-{turn}")
+                            else:
+                                h.span(str(turn))
+                        if gap.more_turns:
+                            h.span(f" and {gap.more_turns} more (see report.json)")
+                if gap.criteria:
+                    h.p("May affect: " + ", ".join(titles.get(k, k) for k in gap.criteria) + ".",
+                        cls="meta")
+
+
+def _criterion_titles() -> dict[str, str]:
+    from .rubric import CRITERIA
+    return {key: key.replace("_", " ").capitalize() for key in CRITERIA}
+
+
+def explanation(doc: str) -> tuple[str, list[tuple[str, str]]]:
+    """A detector's docstring as (summary, [(label, text)]): the paragraphs `rubric explain`
+    prints, split where a paragraph opens with a label such as "Why it matters:"."""
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", doc.strip()) if p.strip()]
+    if not paragraphs:
+        return "", []
+    sections: list[tuple[str, str]] = []
+    for para in paragraphs[1:]:
+        labelled = re.match(r"([A-Z][\w ,/'-]{1,40}):\s+(.*)", para)
+        if labelled:
+            text = labelled.group(2)
+            sections.append((labelled.group(1), text[:1].upper() + text[1:]))
+        elif sections:
+            label, text = sections[-1]
+            sections[-1] = (label, f"{text} {para}")
+        else:
+            sections.append(("", para))
+    return paragraphs[0], sections
+
+
+def _prose(element, text: str, h) -> None:
+    """Docstring prose into `element`: `code` spans (backquoted, as the docstrings write
+    them) become code elements, the rest plain text."""
+    with element:
+        for i, part in enumerate(text.split("`")):
+            if part:
+                h.code(part) if i % 2 else h.span(part)
+
+
+def band_words(band: Band, bands: tuple[Band, ...]) -> str:
+    """A band's bound in words: "0", "2 or fewer", "3 or more", "otherwise"."""
+    if band.at_most is not None:
+        return _fmt(band.at_most) if band.at_most <= 0 else f"{_fmt(band.at_most)} or fewer"
+    if band.at_least is not None:
+        return f"{_fmt(band.at_least)} or more"
+    return "otherwise" if len(bands) > 1 else "any value"
+
+
+def _explanations(report: Report, h) -> None:
+    from .detectors import DETECTORS
+
+    with h.section(aria_labelledby="how-measured", cls="explanations"):
+        h.h2("How it is measured", id="how-measured")
+        with h.p(cls="meta", __pretty=False):
+            h.span("What each criterion measures, why it matters, an example, and the points "
+                   "the rubric in force gives; ")
+            h.code("skill-doctor rubric explain")
+            h.span(" prints the same.")
+        for scale in report.scores.scales():
+            for result in scale.criteria:
+                c: Criterion = result.criterion
+                detector = DETECTORS.get(c.detector)
+                summary, sections = explanation(detector.doc if detector else "")
+                with h.article(cls="explain", id=f"rule-{c.key}"):
+                    h.h3(f"{c.rule_id} {c.category}")
+                    h.p(f"{c.name} · {SCALE_TITLES[c.scale].lower()}, up to {c.max} points"
+                        + ("" if c.enabled else " · disabled in the rubric"), cls="rule")
+                    if summary:
+                        _prose(h.p(__pretty=False), summary, h)
+                    with h.dl():
+                        for label, text in sections:
+                            h.dt(label or "Detail")
+                            _prose(h.dd(__pretty=False), text, h)
+                        h.dt("Points")
+                        with h.dd():
+                            with h.ul(cls="bands"):
+                                for band in c.bands:
+                                    h.li(f"{band_words(band, c.bands)}: {band.points} "
+                                         f"{'point' if band.points == 1 else 'points'}"
+                                         + (f" ({band.label})" if band.label else ""))
+                        h.dt("This session")
+                        m = result.measurement
+                        h.dd(f"{m.summary}: {result.points} / {c.max}" if m is not None
+                             else (result.reason or "not scored"))
+                        h.dt("Suggestion when points are lost")
+                        h.dd(c.suggestion)
+
+
 def _setup(ov: Overview, h) -> None:
     with h.section(aria_labelledby="setup"):
         h.h2("Setup in play", id="setup")
@@ -449,7 +743,7 @@ def _setup(ov: Overview, h) -> None:
             with h.table(cls="setup"):
                 with h.tbody():
                     for _, label, items in ov.setup.rows():
-                        with h.tr():
+                        with h.tr(cls=None if items else "empty"):
                             h.th(label, scope="row")
                             with h.td(__pretty=False):
                                 if not items:
@@ -493,8 +787,9 @@ def _timeline(report: Report, ov: Overview, h) -> None:
                 _cell(cell, h)
         cited = [(f, [e.turn for e in f.evidence]) for f in report.findings if f.evidence]
         if cited:
-            h.h3("Turns each finding cites")
-            with h.ul():
+            # On paper the findings already list their turns: this index is for the screen.
+            h.h3("Turns each finding cites", cls="screen-only")
+            with h.ul(cls="screen-only"):
                 for f, turns in cited:
                     with h.li(__pretty=False):
                         h.a(f"{f.rule_id} {f.category}", href=f"#finding-{f.criterion}")
@@ -558,6 +853,9 @@ def _files(ov: Overview, h) -> None:
                                     if i:
                                         h.br()
                                     h.a(f"{rule_id} {category}", href=f"#finding-{criterion}")
+        if len(ov.files) > 20:
+            h.p(f"Printed: the first 20 of {len(ov.files) + ov.more_files} files; the page on "
+                "screen and report.json list them all.", cls="none print-only")
         if ov.more_files:
             h.p(f"… and {_plural(ov.more_files, 'more file')} (see report.json).", cls="none")
 
@@ -571,6 +869,8 @@ def _diffs(ov: Overview, h) -> None:
         h.p("Each edited file's net change, from its state before the first edit to after the "
             "last; where the log shows only the edited snippets, the edits' diffs in order.",
             cls="meta")
+        h.p("Printed: one line per edited file; the diffs are on the page on screen.",
+            cls="none print-only")
         for d in ov.diffs:
             _diff(d, h)
         if ov.more_diffs:

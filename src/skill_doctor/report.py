@@ -9,8 +9,8 @@ of the same `Report` (render.py).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
 
 from . import __version__, facts as facts_mod
 from .findings import Finding, Suggestion, compile_findings
@@ -19,6 +19,8 @@ from .overview import Overview, build as build_overview, to_json as overview_jso
 from .redact import redact
 from .rubric import Rubric
 from .scoring import Scores, score, unscored
+from .tokens import UsageSummary, summarize as summarize_usage, table as price_table, \
+    to_json as usage_json
 
 SCHEMA = "skill-doctor/report/v1"
 NO_HISTORY = "No conversation history found"
@@ -38,6 +40,9 @@ class Report:
     facts: facts_mod.Facts | None = None
     redacted: bool = True
     overview: Overview | None = None  # the session at a glance (graded sessions only)
+    # The rubric's minimum scores, so a view can say pass or fail by `check.judge`'s rule.
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    usage: UsageSummary | None = None  # tokens and cost, when the harness logs them
 
     @property
     def session_id(self) -> str:
@@ -55,7 +60,8 @@ def no_history(rubric: Rubric, generated_at: str, detail: str | None = None, *,
     if redact_secrets:
         message = redact(message)
     return Report("no_history", message, None, unscored(rubric, f"N/A: {NO_HISTORY.lower()}"),
-                  (), (), generated_at, redacted=redact_secrets)
+                  (), (), generated_at, redacted=redact_secrets,
+                  thresholds=dict(rubric.thresholds))
 
 
 def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
@@ -69,12 +75,17 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
     """
     report = _grade(transcript, rubric, generated_at, redact_secrets=redact_secrets,
                     with_overview=overview)
+    report = replace(report, thresholds=dict(rubric.thresholds))
+    # Tokens are counted for every status: a session too short to grade still cost money.
+    report = replace(report, usage=summarize_usage(transcript, price_table(rubric.prices)))
     return scrubbed(report) if redact_secrets else report
 
 
 def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
            redact_secrets: bool, with_overview: bool = True) -> Report:
-    real = transcript.real_turns
+    # A request known to exist but absent from the log (a headless run takes it on its
+    # command line) is a turn of the session all the same: with one call it is no 1-turn stub.
+    real = [t for t in transcript.turns if t.meta is None or t.meta == "request-unknown"]
     problem = transcript.problem
     if problem is not None and (transcript.not_a_transcript or len(real) < MIN_TURNS):
         where = f" (line {problem.line}, column {problem.column})" if problem.line else ""
@@ -85,7 +96,10 @@ def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
                       unscored(rubric, "N/A: the transcript could not be parsed"), (), (),
                       generated_at, redacted=redact_secrets)
     if len(real) < MIN_TURNS:
-        return Report("too_short", TOO_SHORT, transcript,
+        message = TOO_SHORT
+        if transcript.not_started:
+            message = f"{TOO_SHORT}: the agent never started ({transcript.not_started})"
+        return Report("too_short", message, transcript,
                       unscored(rubric, f"N/A: {TOO_SHORT.lower()}"), (), (), generated_at,
                       redacted=redact_secrets)
     facts = facts_mod.compute(transcript)
@@ -148,9 +162,25 @@ def display_path(path: str, redact_secrets: bool = True) -> str:
     return redact(path) if redact_secrets else path
 
 
+def task_id(source: str | None, explicit: str | None = None) -> str | None:
+    """A session's task: the one its log names, else its file name without the transcript
+    suffix (runs of one task saved under the same name, e.g. `sessions/fix-pager.jsonl`).
+    `check --baseline` matches sessions to the baseline's by it."""
+    if explicit:
+        return explicit
+    if not source:
+        return None
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    for suffix in (".jsonl", ".json", ".traj", ".md", ".txt", ".log"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name or None
+
+
 def to_json(report: Report) -> dict[str, Any]:
     t = report.transcript
     session = {
+        "task": task_id(t.source, dict(t.extra).get("task")) if t else None,
         "id": report.session_id if t else None,
         "harness": t.harness if t else None,
         "source": display_path(t.source, report.redacted) if t else None,
@@ -158,6 +188,9 @@ def to_json(report: Report) -> dict[str, Any]:
         "started_at": t.started_at if t else None,
         "ended_at": t.ended_at if t else None,
     }
+    if t is not None and t.part is not None:
+        # The file holds several sessions one after another: which one this is, of how many.
+        session["in_file"] = {"sessions": t.part[1], "graded": t.part[0]}
     scores: dict[str, Any] = {}
     for scale in report.scores.scales():
         criteria = {}
@@ -195,6 +228,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "generator": {"name": "skill-doctor", "version": __version__,
                       "generated_at": report.generated_at},
     }
+    out["usage"] = usage_json(report.usage)
     if report.overview is not None:
         out["overview"] = overview_json(report.overview)
     if t is not None:

@@ -1,4 +1,4 @@
-"""Where the shipped data files live: `rubric.yaml` and `grammar/`.
+"""Where the shipped data files live: `rubric.yaml`, `grammar/` and the agent skill.
 
 In a built wheel they sit inside the package (the build copies the repository's top-level
 files there); in a source checkout or an editable install they are read from the repository
@@ -26,3 +26,8 @@ def rubric_path() -> Path:
 
 def grammar_path(name: str) -> Path:
     return _find("grammar") / name
+
+
+def skill_path() -> Path:
+    """The agent skill's folder (`skill-doctor/`, holding SKILL.md)."""
+    return _find("skill") / "skill-doctor"

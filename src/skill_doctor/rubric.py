@@ -29,7 +29,7 @@ CRITERIA: dict[str, tuple[str, int]] = {  # stable criterion ids -> (scale, cont
     "pattern_adherence": ("code_quality", 2),
     "regression_avoidance": ("code_quality", 2),
 }
-_TOP_KEYS = {"version", "extends", "thresholds", "criteria"}
+_TOP_KEYS = {"version", "extends", "thresholds", "criteria", "prices"}
 _CRITERION_KEYS = {"id", "name", "category", "scale", "max", "detector", "params", "bands",
                    "suggestion", "suggestions", "enabled"}
 _BAND_KEYS = {"at_most", "at_least", "points", "label"}
@@ -91,6 +91,7 @@ class Rubric:
     source: str
     criteria: tuple[Criterion, ...]
     thresholds: Mapping[str, float]
+    prices: tuple = ()  # tokens.Price entries declared by the rubric, tried before the defaults
 
     def scale(self, name: str) -> tuple[Criterion, ...]:
         return tuple(c for c in self.criteria if c.scale == name)
@@ -232,6 +233,10 @@ def _validate(data: Any, lines: dict[tuple, int], source: str) -> None:
         if not _is_number(value) or not 0 <= value <= 10:
             raise _err(f"must be a number from 0 to 10, got {value!r}", source, lines,
                        ("thresholds", scale))
+    if "prices" in data:
+        from .tokens import check_prices
+        check_prices(data["prices"],
+                     lambda message, at: _err(message, source, lines, ("prices", *at)))
     criteria = data.get("criteria")
     if not isinstance(criteria, dict):
         raise _err("must be a mapping of criterion id to its definition", source, lines,
@@ -370,4 +375,8 @@ def _build(data: dict, source: str) -> Rubric:
                          for cause, text in sorted((crit.get("suggestions") or {}).items())},
         ))
     thresholds = {scale: float(data.get("thresholds", {}).get(scale, 0)) for scale in SCALES}
-    return Rubric(source=source, criteria=tuple(criteria), thresholds=thresholds)
+    prices = ()
+    if data.get("prices"):
+        from .tokens import parse_prices
+        prices = parse_prices(data["prices"])
+    return Rubric(source=source, criteria=tuple(criteria), thresholds=thresholds, prices=prices)

@@ -118,6 +118,27 @@ def newest_for_project(cwd: str | os.PathLike[str], env: Mapping[str, str], home
     return None
 
 
+def started_epoch(session: SessionInfo) -> float:
+    """When the session started, in seconds since the epoch: its recorded start time, else its
+    file's modification time (a store that records no start, or a time that is not ISO)."""
+    from datetime import datetime, timezone
+
+    if session.started_at:
+        try:
+            moment = datetime.fromisoformat(session.started_at.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return session.mtime
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        return moment.timestamp()
+    return session.mtime
+
+
+def by_start(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
+    """Newest start first, then path (see `started_epoch`)."""
+    return sorted(sessions, key=lambda s: (-started_epoch(s), s.path.as_posix()))
+
+
 def with_details(session: SessionInfo) -> SessionInfo:
     """The session with its turn count and start time, by decoding it."""
     from .decode import decode_file

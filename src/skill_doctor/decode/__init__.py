@@ -3,8 +3,11 @@
 The format is sniffed from the file's first bytes, never from its name. Each harness has a
 module here with `HARNESS`, `sniff(head) -> bool` and `decode(path, stream) -> TranscriptBuilder`;
 they are tried in the order of `DECODERS` (most specific first). Text that no JSON decoder
-claims goes to the plain-text front end (the Lark grammar). Decoding never raises on bad
+claims goes to the plain-text front end (the Lark grammar). A container (an asciinema
+recording) rebuilds the stream it holds and sniffs that again. Decoding never raises on bad
 input: an unreadable or unrecognisable file yields a Transcript carrying a `ParseProblem`.
+A file holding several sessions decodes to one Transcript that marks where each begins;
+`sessions.split` cuts it.
 
 Hostile paths: only regular files are opened, and the check is repeated on the open descriptor
 (opened non-blocking, so a FIFO swapped in after the first look cannot hang a hook). Plain text
@@ -14,6 +17,7 @@ is parsed whole, so only its first `MAX_TEXT_BYTES` are read (cut at a line end,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import io
 import os
@@ -24,7 +28,7 @@ from types import ModuleType
 from ..model import ParseProblem, Transcript
 
 # Module names under skill_doctor.decode, in sniffing order. Imported only when needed.
-DECODERS: tuple[str, ...] = ("claude_code", "codex", "gemini", "pi", "cline", "trajectories", "opencode", "messages")
+DECODERS: tuple[str, ...] = ("asciicast", "atif", "claude_code", "codex", "gemini", "pi", "cline", "trajectories", "opencode", "messages")
 TEXT_DECODER = "plaintext"
 HEAD_BYTES = 64 * 1024
 MAX_TEXT_BYTES = 32 * 1024 * 1024  # plain text is parsed in one piece; more is cut, with a note
@@ -34,9 +38,13 @@ def _module(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
 
+# Plain-text dialects `--harness` can force by name, and the dialect module of each.
+TEXT_DIALECTS: dict[str, str] = {"aider": "text_aider", "specstory": "text_specstory"}
+
+
 def harness_names() -> list[str]:
     """Names accepted by `--harness`."""
-    return [_module(name).HARNESS for name in (*DECODERS, TEXT_DECODER)]
+    return [_module(name).HARNESS for name in (*DECODERS, TEXT_DECODER)] + list(TEXT_DIALECTS)
 
 
 def sniff(head: str) -> ModuleType | None:
@@ -130,6 +138,13 @@ def _forced(harness: str) -> ModuleType:
         module = _module(name)
         if module.HARNESS == harness:
             return module
+    if harness in TEXT_DIALECTS:
+        # The plain-text front end with its dialect chosen, read like any plain text.
+        text = _module(TEXT_DECODER)
+        forced = ModuleType(text.__name__)
+        forced.HARNESS = harness
+        forced.decode = functools.partial(text.decode, forced_dialect=TEXT_DIALECTS[harness])
+        return forced
     raise ValueError(f"unknown harness {harness!r}; known: {', '.join(harness_names())}")
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .. import tools
-from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn
+from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn, Usage
 from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_small
 
 _LIST_ITEMS = 64  # items kept of a list inside a tool input
@@ -46,6 +46,15 @@ def compact(value: Any, key: str | None = None, depth: int = 0) -> Any:
     return value
 
 
+def _count(value: Any) -> int:
+    """A token count from the file: a whole number >= 0 (bounded), anything else 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if value != value or value < 0 or value > 10**15:  # NaN, negative or absurd
+        return 0
+    return int(value)
+
+
 class TranscriptBuilder:
     def __init__(self, source: str, harness: str) -> None:
         self.source = source
@@ -63,6 +72,12 @@ class TranscriptBuilder:
         self._last_text: dict[str, str] = {}  # path -> its whole text after the latest edit
         self._notes: list[str] = []
         self._skipped: Counter[str] = Counter()
+        self._usage: dict[str, Usage] = {}  # key (API message id ...) -> tokens, first-seen order
+        # Set by decoders whose harness answers every call it runs (Claude Code): a call left
+        # without a result while later calls got theirs was only announced, never run.
+        self.drop_unanswered_calls = False
+        self._session_starts: list[tuple[dict[str, Any] | None, str | None, str | None]] = []
+        self.not_started: str | None = None  # why the agent never ran, when the log says
 
     # -- what decoders call -------------------------------------------------------------
 
@@ -75,9 +90,28 @@ class TranscriptBuilder:
                 self.ended_at = timestamp
 
     def user(self, text: str, *, line: int = 0, column: int = 1, timestamp: str | None = None,
-             meta: str | None = None) -> None:
-        self._add(role=Role.USER, content=clip(text), line=line, column=column,
-                  timestamp=timestamp, meta=meta)
+             meta: str | None = None, first: bool = False) -> None:
+        """User text; `first` puts it before every turn so far (a request learnt at the end)."""
+        fields = dict(role=Role.USER, content=clip(text), line=line, column=column,
+                      timestamp=timestamp, meta=meta)
+        if first:
+            self._turns.insert(0, fields)
+            return
+        self._add(**fields)
+
+    @property
+    def has_work(self) -> bool:
+        """Whether anything but user text has been seen (an answer or a tool call)."""
+        return any(d["role"] is not Role.USER and d.get("meta") is None for d in self._turns)
+
+    def drop_notes(self, *prefixes: str) -> None:
+        """Withdraw notes a later finding made untrue (a container knows more than its content)."""
+        self._notes = [n for n in self._notes if not n.startswith(prefixes)]
+
+    @property
+    def has_request(self) -> bool:
+        """Whether a real (not injected) user message has been seen."""
+        return any(d["role"] is Role.USER and d.get("meta") is None for d in self._turns)
 
     def assistant(self, text: str, *, line: int = 0, column: int = 1,
                   timestamp: str | None = None, meta: str | None = None,
@@ -97,6 +131,11 @@ class TranscriptBuilder:
         """A tool call; its result arrives later through `tool_result` with the same id."""
         if not isinstance(tool_input, dict):
             tool_input = {"input": tool_input} if tool_input not in (None, "") else {}
+        if call_id and call_id in self._open_calls:
+            # The id is issued again before any result came back: the earlier call was only
+            # announced (a streaming proxy's preview of the calls), never run. It is dropped so
+            # the session is not charged for calls that did not happen.
+            self._drop(self._open_calls.pop(call_id))
         turn = self._add(role=Role.TOOL, tool_name=name or "unknown", tool_input=dict(tool_input),
                          line=line, column=column, timestamp=timestamp, meta=meta)
         if call_id:
@@ -122,8 +161,37 @@ class TranscriptBuilder:
                        meta=meta)
         self._fill(self._turns[-1], output, is_error, exit_code, result)
 
+    def usage(self, key: str, *, turn: int | None = None, input: Any = 0, output: Any = 0,
+              cache_read: Any = 0, cache_write: Any = 0, model: Any = None) -> None:
+        """Tokens of one model call (see `model.Usage` for what each count means).
+
+        `turn` defaults to the turn added next (call this before emitting the call's turns);
+        a key seen again (one API message split over several lines repeats its usage) keeps
+        the larger count of each kind, never the sum. Counts that are not whole numbers
+        >= 0 read as 0.
+        """
+        counts = [_count(v) for v in (input, output, cache_read, cache_write)]
+        if not any(counts):
+            return
+        model = model if isinstance(model, str) and model else None
+        old = self._usage.get(key)
+        if old is not None:
+            counts = [max(a, b) for a, b in zip(counts, (old.input, old.output, old.cache_read,
+                                                         old.cache_write))]
+            self._usage[key] = Usage(old.turn, *counts, model=old.model or model)
+            return
+        self._usage[key] = Usage(self.turn_count + 1 if turn is None else turn, *counts,
+                                 model=model)
+
     def has_open_call(self, call_id: str) -> bool:
         return call_id in self._open_calls
+
+    def session_start(self, session_id: str | None = None, started_at: str | None = None) -> None:
+        """A new session begins here (files that append sessions: Aider, SpecStory, Gemini).
+
+        Remembered by the turn that comes next, so later drops and inserts keep it in place.
+        """
+        self._session_starts.append((None, session_id, started_at))
 
     def skip(self, what: str, count: int = 1) -> None:
         """Count a record kept out of the turn list (summaries, progress, sidechains ...)."""
@@ -138,12 +206,31 @@ class TranscriptBuilder:
     def turn_count(self) -> int:
         return len(self._turns)
 
+    def remap(self, change: Callable[[dict[str, Any]], None]) -> None:
+        """Let a container decoder rewrite each turn's `line` and `timestamp` in place (a
+        recording maps the lines of the stream it rebuilt back to its own events)."""
+        for draft in self._turns:
+            change(draft)
+
+    def retain(self, keep: Callable[[dict[str, Any]], bool]) -> None:
+        """Keep only the turns `keep` accepts (read-only use of each turn's fields)."""
+        self._turns = [d for d in self._turns if keep(d)]
+        kept = {id(d) for d in self._turns}
+        self._open_calls = {k: d for k, d in self._open_calls.items() if id(d) in kept}
+
     # -- result ---------------------------------------------------------------------------
 
     def build(self) -> Transcript:
+        if self.drop_unanswered_calls and self._open_calls:
+            self._drop_announced_calls()
+        starts_by_draft = {id(d): (sid, start) for d, sid, start in self._session_starts
+                           if d is not None}
+        session_starts = []
         turns = []
         drafts = self._turns
         for index, draft in enumerate(drafts, start=1):
+            if id(draft) in starts_by_draft:
+                session_starts.append((index, *starts_by_draft[id(draft)]))
             draft.pop("merge_key", None)
             if draft["role"] is Role.TOOL and "kind" not in draft:
                 self._finish_tool(draft)
@@ -152,19 +239,49 @@ class TranscriptBuilder:
         self._turns = []
         if self._open_calls:
             self.note(f"{len(self._open_calls)} tool call(s) never got a result")
+        # A call logged after the last turn (or before any) is pinned to the nearest turn.
+        usage = tuple(replace(u, turn=min(u.turn, len(turns))) if u.turn > len(turns) else u
+                      for u in self._usage.values())
         return Transcript(
             source=self.source, harness=self.harness, turns=tuple(turns),
             session_id=self.session_id, started_at=self.started_at, ended_at=self.ended_at,
             cwd=self.cwd, model=self.model, notes=tuple(self._notes),
             skipped=tuple(sorted(self._skipped.items())), problem=self.problem,
             not_a_transcript=self.not_a_transcript, extra=tuple(sorted(self.extra.items())),
+            usage=usage,
+            session_starts=tuple(session_starts) if len(session_starts) > 1 else (),
+            not_started=self.not_started,
         )
 
     # -- internals ------------------------------------------------------------------------
 
+    def _drop_announced_calls(self) -> None:
+        last_answered = max((i for i, d in enumerate(self._turns) if "tool_output" in d),
+                            default=-1)
+        announced = {id(d) for d in self._open_calls.values()}
+        kept = [d for i, d in enumerate(self._turns) if id(d) not in announced or i > last_answered]
+        dropped = len(self._turns) - len(kept)
+        if dropped:
+            self._turns = kept
+            self._open_calls = {k: d for k, d in self._open_calls.items() if any(d is x for x in kept)}
+            self.skip("announced-call-never-run", dropped)
+
+    def _drop(self, draft: dict[str, Any]) -> None:
+        for position in range(len(self._turns) - 1, -1, -1):
+            if self._turns[position] is draft:
+                del self._turns[position]
+                break
+        self.skip("announced-call-never-run")
+
     def _add(self, **fields: Any) -> dict[str, Any]:
         self.seen_time(fields.get("timestamp"))
         self._turns.append(fields)
+        if self._session_starts and self._session_starts[-1][0] is None:
+            # The sessions announced since the last turn: the latest one owns this turn.
+            while len(self._session_starts) > 1 and self._session_starts[-2][0] is None:
+                del self._session_starts[-2]
+            _, sid, start = self._session_starts[-1]
+            self._session_starts[-1] = (fields, sid, start)
         return fields
 
     def _fill(self, turn: dict[str, Any], output: str | None, is_error: bool,

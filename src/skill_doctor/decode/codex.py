@@ -148,6 +148,7 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
             elif kind == "turn_context":
                 if isinstance(payload.get("model"), str):
                     b.model = b.model or payload["model"]
+                    state.model = payload["model"]
                 b.cwd = b.cwd or (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
                 b.skip("turn_context")
             elif kind == "response_item":
@@ -181,6 +182,10 @@ class _State:
         self.exit_codes: dict[str, int] = {}  # from exec_command_end events, by call id
         # real user messages seen as response items and not yet matched by their event twin
         self.unmatched_user = 0
+        self.model: str | None = None  # the model of the latest turn_context
+        self.total_tokens: Any = None  # the last cumulative token_count seen
+        self.usage_turn = 1  # the first turn since the last token_count: what it paid for
+        self.responses = 0
 
     def meta(self, payload: dict) -> None:
         b = self.b
@@ -264,10 +269,41 @@ class _State:
             if isinstance(call_id, str) and isinstance(p.get("exit_code"), int):
                 self.exit_codes[call_id] = p["exit_code"]
             self.b.skip("exec_command_end")
+        elif etype == "token_count":
+            self.tokens(p.get("info"))
+            self.b.skip("event:token_count")
         elif etype == "turn_aborted":
             self.b.skip("turn_aborted")
         else:
             self.b.skip(f"event:{etype or 'unknown'}")
+
+
+    def tokens(self, info: Any) -> None:
+        """One model response's tokens from a `token_count` event.
+
+        The event repeats the session's cumulative total (often twice for one response), so
+        an unchanged total is a repeat; `last_token_usage` is the response's own count. Codex
+        counts cached input inside `input_tokens` and reasoning inside `output_tokens`.
+        """
+        if not isinstance(info, dict):
+            return  # `info` is null before the first response
+        total = info.get("total_token_usage")
+        if total is None or total == self.total_tokens:
+            return
+        self.total_tokens = total
+        last = info.get("last_token_usage")
+        if not isinstance(last, dict):
+            return
+        b = self.b
+        cached = last.get("cached_input_tokens")
+        cached = cached if isinstance(cached, int) and not isinstance(cached, bool) else 0
+        prompt = last.get("input_tokens")
+        uncached = prompt - cached if isinstance(prompt, int) and prompt >= cached else prompt
+        self.responses += 1
+        b.usage(f"response{self.responses}", turn=min(self.usage_turn, max(b.turn_count, 1)),
+                input=uncached, output=last.get("output_tokens"), cache_read=cached,
+                model=self.model or b.model)
+        self.usage_turn = b.turn_count + 1
 
 
 def _id(p: dict) -> str | None:
@@ -289,8 +325,17 @@ def decode_exec(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     """
     b = TranscriptBuilder(str(path), HARNESS)
     b.extra["format"] = "exec-json"
+    turn_start = 1  # the first turn of the agent turn a `turn.completed` closes
     for lineno, rec in iter_records(stream, b):
         kind = rec.get("type")
+        if kind == "turn.completed" and isinstance(rec.get("usage"), dict):
+            usage = rec["usage"]
+            cached, prompt = usage.get("cached_input_tokens"), usage.get("input_tokens")
+            if isinstance(cached, int) and isinstance(prompt, int) and prompt >= cached:
+                prompt -= cached  # counted inside input_tokens
+            b.usage(f"turn{lineno}", turn=min(turn_start, max(b.turn_count, 1)), input=prompt,
+                    output=usage.get("output_tokens"), cache_read=cached)
+            turn_start = b.turn_count + 1
         if kind == "thread.started":
             if isinstance(rec.get("thread_id"), str):
                 b.session_id = rec["thread_id"]

@@ -164,6 +164,9 @@ def _message(b: TranscriptBuilder, record: dict, lineno: int) -> None:
     if mtype in ("gemini", "model", "assistant"):
         if isinstance(record.get("model"), str):
             b.model = b.model or record["model"]
+        tokens = record.get("tokens")
+        if isinstance(tokens, dict):
+            _tokens(b, f"message{lineno}:{record.get('id')}", tokens, record.get("model"))
         if record.get("thoughts"):
             b.skip("reasoning")
         if text.strip():
@@ -176,6 +179,22 @@ def _message(b: TranscriptBuilder, record: dict, lineno: int) -> None:
         b.assistant(text, line=lineno, timestamp=ts, meta=str(mtype or "notice"))
     else:
         b.skip(str(mtype or "unknown"))
+
+
+def _tokens(b: TranscriptBuilder, key: str, tokens: dict, model: Any,
+            turn: int | None = None) -> None:
+    """Gemini's counts: the prompt count (`input` in a saved chat, `input_tokens` in
+    stream-json stats, whose own `input` is the uncached part) includes the cached tokens,
+    `tool` prompt tokens come on top, and `thoughts` are billed as output."""
+    def n(name: str) -> int:
+        value = tokens.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    cached = n("cached")
+    prompt = n("input_tokens") or n("input")
+    b.usage(key, turn=turn, input=max(prompt - cached, 0) + n("tool"),
+            output=(n("output") or n("output_tokens")) + n("thoughts"), cache_read=cached,
+            model=model)
 
 
 def _saved_call(b: TranscriptBuilder, call: dict, lineno: int) -> None:
@@ -210,6 +229,8 @@ def _decode_stream(path: Path, stream: BinaryIO) -> TranscriptBuilder:
             runs += 1
             if runs > 1:
                 b.note("the file holds several runs one after another")
+            b.session_start(rec["session_id"] if isinstance(rec.get("session_id"), str) else None,
+                            ts)
             if isinstance(rec.get("session_id"), str):
                 b.session_id = b.session_id or rec["session_id"]
             if isinstance(rec.get("model"), str):
@@ -249,6 +270,9 @@ def _decode_stream(path: Path, stream: BinaryIO) -> TranscriptBuilder:
         elif kind == "result":
             b.seen_time(ts)
             b.skip("result")
+            if isinstance(rec.get("stats"), dict):
+                # A run total with no per-turn split: pinned to no turn (turn 0).
+                _tokens(b, f"result{lineno}", rec["stats"], b.model, turn=0)
             if rec.get("status") not in (None, "success"):
                 b.note(f"the run ended with status {rec.get('status')}")
         elif kind == "error":

@@ -32,6 +32,9 @@ from .builder import TranscriptBuilder
 _DECODE_ERRORS = (ValueError, RecursionError, TypeError)
 
 MAX_DEPTH = 512  # deeper than any real session; keeps every later recursive walk safe
+# orjson's own nesting limit (1,024 levels since 3.9.15): readers that batch lines into one
+# document (asciicast) keep lines with more opening brackets than this for `parse`.
+_ORJSON_MAX_OPENERS = 1024
 MAX_LINE_BYTES = 64 * 1024 * 1024
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
 _CHUNK = 1024 * 1024
@@ -60,11 +63,12 @@ def _check_depth(value: Any) -> None:
             stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
 
 
-def _stdlib_loads(data: bytes | str) -> Any:
+def _stdlib_loads(data: bytes | str, openers: int | None = None) -> Any:
     if isinstance(data, bytes):
         data = data.decode("utf-8", errors="replace")
     value = json.loads(data)
-    _check_depth(value)
+    if openers is None or openers > MAX_DEPTH:  # fewer brackets cannot nest deeper: no walk
+        _check_depth(value)
     return value
 
 

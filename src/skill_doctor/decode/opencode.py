@@ -128,6 +128,16 @@ def _message(b: TranscriptBuilder, info: dict, parts: list, position: int) -> No
     ts = _iso(created)
     if isinstance(info.get("modelID"), str):
         b.model = b.model or info["modelID"]
+    tokens = info.get("tokens")
+    if role == "assistant" and isinstance(tokens, dict):
+        cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+        reasoning = tokens.get("reasoning")
+        output = tokens.get("output")
+        if isinstance(output, int) and isinstance(reasoning, int) and reasoning > 0:
+            output += reasoning  # billed as output
+        b.usage(f"message{position}", input=tokens.get("input"), output=output,
+                cache_read=cache.get("read"), cache_write=cache.get("write"),
+                model=info.get("modelID") or b.model)
     for part in parts:
         if not isinstance(part, dict):
             continue

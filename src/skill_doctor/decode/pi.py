@@ -178,6 +178,11 @@ def _entry(b: TranscriptBuilder, rec: dict, lineno: int) -> None:
 def _assistant(b: TranscriptBuilder, message: dict, lineno: int, ts: str | None) -> None:
     if isinstance(message.get("model"), str):
         b.model = b.model or message["model"]
+    usage = message.get("usage")
+    if isinstance(usage, dict):  # Pi's `input` already leaves the cache reads out
+        b.usage(f"pi{lineno}", input=usage.get("input"), output=usage.get("output"),
+                cache_read=usage.get("cacheRead"), cache_write=usage.get("cacheWrite"),
+                model=message.get("model") or b.model)
     content = message.get("content")
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]

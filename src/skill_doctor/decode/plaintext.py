@@ -67,7 +67,8 @@ def dialect(text: str) -> str:
     return "text_generic"
 
 
-def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
+def decode(path: Path, stream: BinaryIO, forced_dialect: str | None = None) -> TranscriptBuilder:
+    """Decode the text with its sniffed dialect, or `forced_dialect` (`--harness aider`)."""
     import importlib
 
     data = stream.read()
@@ -78,7 +79,7 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     del data
     if raw.startswith("\ufeff"):
         raw = raw[1:]
-    name = dialect(raw)
+    name = forced_dialect or dialect(raw)
     if name == "aider_companion":
         return _companion(path, raw)
     module = importlib.import_module(f"{__package__}.{name}")

@@ -40,9 +40,17 @@ def decode_text(source: str, text: str) -> TranscriptBuilder:
     if session:
         b.session_id = session.group(1)
     blocks = parse_or_partial(b, "specstory", text)
+    # A file can hold several sessions, each opened by its own id comment.
+    ids = [(text.count("\n", 0, m.start()) + 1, m.group(1)) for m in _SESSION.finditer(text)]
+    current = None
     for block in blocks:
         if block.kind != "section":
             continue
+        while ids and ids[0][0] <= block.line:
+            _, sid = ids.pop(0)
+            if sid != current:
+                current = sid
+                b.session_start(sid)
         stamp_match = _STAMP.search(block.header)
         stamp = stamp_match.group(1) if stamp_match else None
         if block.header.startswith("_**User"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from ..model import ParseProblem
 from .builder import TranscriptBuilder
 from .fields import exit_code
 from .textcommon import FENCE, Blocks, parse_or_partial
@@ -27,6 +28,9 @@ _TIMEOUT = re.compile(r"timed out and has been killed")
 _PROMPT_LINE = re.compile(r"^\S+@\S+:[^\n]*[#$] |^Saved trajectory to ", re.MULTILINE)
 _RULE = re.compile(r"^[─━-]{10,}.*$", re.MULTILINE)
 _STEP_COST = re.compile(r"\(step (\d+), \$([\d.]+)\)")
+_SERVER_LOG = re.compile(r"\b(?:INFO|DEBUG|WARNING|ERROR)\b.*\b(?:action_execution_server|runtime|"
+                         r"uvicorn|ActionExecutor|CmdRunAction|FileEditAction|AgentController)\b"
+                         r"|^\d\d:\d\d:\d\d - openhands:", re.IGNORECASE)
 _LAUNCH = Blocks([(r"[#$] (?:mini|mini-swe-agent|openhands)\b[^\n]*?(?:-t|--task) '(.*?)",
                    r"'(?: |;|$)")], re.DOTALL | re.MULTILINE)
 
@@ -126,4 +130,17 @@ def _no_agent(b: TranscriptBuilder, text: str) -> None:
     after = text[launch.end():launch.end() + 2000]
     failure = re.search(r"^(?:bash: .*|.*No such file or directory.*|.*command not found.*)$",
                         after, re.MULTILINE)
-    b.note("the agent never started" + (f": {failure.group(0).strip()}" if failure else ""))
+    if failure:
+        b.not_started = failure.group(0).strip()[:200]
+        b.note(f"the agent never started: {b.not_started}")
+        return
+    # The agent was launched and did not fail to start, yet no step of it is here: the log
+    # holds something else (an OpenHands run prints only its runtime server's log).
+    rest = text[launch.end():]
+    lines = [line for line in rest.split("\n") if line.strip()]
+    server = sum(1 for line in lines if _SERVER_LOG.search(line))
+    holds = (f"{server} lines of the runtime server's log" if server
+             else f"{len(lines)} lines of other output")
+    b.problem = ParseProblem(message=f"the agent ran, but its turns are not in this log: after "
+                                     f"its launch it holds {holds}", line=line, column=1,
+                             context=launch.group(0)[:200])

@@ -89,6 +89,10 @@ def _info(b: TranscriptBuilder, info: Any) -> None:
         b.extra["exit_status"] = str(info["exit_status"])
     if isinstance(info.get("submission"), str) and info["submission"].strip():
         b.extra["submitted"] = "yes"
+    stats = info.get("model_stats")
+    if isinstance(stats, dict):  # the run's totals only: pinned to no turn (turn 0)
+        b.usage("model_stats", turn=0, input=stats.get("tokens_sent"),
+                output=stats.get("tokens_received"))
 
 
 def _text(content: Any) -> str:
@@ -197,6 +201,7 @@ def _swe_trajectory(b: TranscriptBuilder, steps: list[dict]) -> None:
             open_file = None if state["open_file"] in ("n/a", "") else state["open_file"]
         else:
             open_file = _open_file(output) or open_file
+        open_file = _opened(name, args) or open_file
 
 
 def _swe_history_text(b: TranscriptBuilder, messages: list[dict]) -> None:
@@ -216,7 +221,7 @@ def _swe_history_text(b: TranscriptBuilder, messages: list[dict]) -> None:
         elif pending is not None:
             output = _text(message.get("content"))
             b.tool(pending[0], pending[1], output, line=pending[2])
-            open_file = _open_file(output) or open_file
+            open_file = _opened(pending[0], pending[1]) or _open_file(output) or open_file
             pending = None
     if pending is not None:
         b.tool(pending[0], pending[1], None, line=pending[2])
@@ -231,6 +236,15 @@ def _open_file(observation: str) -> str | None:
 
 
 _NEEDS_OPEN_FILE = {"edit", "insert", "goto", "scroll_up", "scroll_down", "search_file"}
+
+
+def _opened(name: str, args: dict) -> str | None:
+    """The file an `open` or `create` action makes the open file. The action decides: a
+    step's recorded state can lag one step behind it."""
+    if name in ("open", "create"):
+        path = args.get("path") or args.get("filename")
+        return str(path) if path else None
+    return None
 
 
 def _with_open_file(name: str, args: dict, open_file: str | None) -> None:

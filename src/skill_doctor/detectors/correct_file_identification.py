@@ -1,0 +1,148 @@
+"""Correct file identification (0-3): were the right files and symbols changed?"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any, Mapping
+
+from ..diffs import changed_lines
+from ..facts import EditRecord, Facts, is_doc_file
+from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
+from .common import _CODE_SUFFIX, _ORIENTATION_FILES, _SCRATCH, _TEST_FILE, _edited_imports, _import_tokens, _module_names, _name_tokens
+
+
+_GENERATED = re.compile(
+    r"(^|/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Pipfile\.lock|uv\.lock"
+    r"|Cargo\.lock|go\.sum|composer\.lock|Gemfile\.lock)$"
+    r"|(^|/)(node_modules|vendor|third_party|dist|build|target|__pycache__|\.venv|venv)/"
+    r"|\.(min\.js|min\.css|pyc|map)$")
+
+
+_ASSERT = re.compile(r"\b(assert\w*|expect\(|should\b|t\.(Error|Fatal|Fail))")
+
+
+@detector("misdirected_edits", causes=("generated", "outside_project", "reverted",
+                                       "weakened_test", "off_goal"))
+def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
+    """Files edited that should not have been: reverted, generated, outside the project, off the goal, tests weakened.
+
+    What it measures: the number of wrongly targeted files among those the session changed:
+    a file whose edits were undone later in the session (net change nil); a generated, lock,
+    vendored or build file edited by hand; a file outside the project folder (scratch files in
+    /tmp, and places a user message names, excepted); a test file whose assertions were removed
+    without replacement; and, when the request names the files to change, a code file in
+    another part of the project that no user message names and that neither imports nor is
+    imported by a named file. Tests and docs edited beside the named code are on target; an
+    instruction file or doc named in the request (AGENTS.md, a spec) does not narrow the
+    scope, and the session's scratch files (/tmp) never count.
+
+    Why it matters: edits to the wrong file are churn at best and hidden breakage at worst
+    (a hand-edited lock file, a test weakened to go green).
+
+    Example: the agent edits `dist/app.min.js` instead of `src/app.js`: 1 wrong file.
+
+    Instead: name the target files in the request and list generated or vendored paths as
+    off-limits in CLAUDE.md / AGENTS.md.
+    """
+    cwd = facts.transcript.cwd
+    evidence: list[Evidence] = []
+    causes: list[str] = []
+    by_path = facts.edits_by_path
+    user_words = {w.lower() for t in facts.user_turns for w in _name_tokens(t.content)}
+    named = _named_paths(facts, by_path)
+    named_tops = {p.split("/", 1)[0] for p in named if "/" in p}
+    named_modules = {m for p in named for m in _module_names(p)}
+    named_imports: set[str] = set()
+    for p in named:
+        for r in by_path.get(p, ()):
+            for text in (r.edit.after, r.edit.before, r.edit.new):
+                if text:
+                    named_imports |= _import_tokens(text)
+
+    def flag(turn: int, note: str, cause: str, path: str) -> None:
+        evidence.append(Evidence(turn, note))
+        causes.append(cause)
+        flagged.add(path)
+
+    flagged: set[str] = set()
+    for path, records in sorted(by_path.items()):
+        first, last = records[0], records[-1]
+        if _SCRATCH.search(path):
+            continue  # the session's own scratch files are never a wrong target
+        if _GENERATED.search(path):
+            flag(first.turn, f"edited generated or vendored file {path} by hand", "generated", path)
+            continue
+        if cwd and path.startswith("/") and not _SCRATCH.search(path) and \
+                not _user_named_place(path, user_words):
+            flag(first.turn, f"edited {path}, outside the project ({cwd})", "outside_project", path)
+            continue
+        if _reverted(records):
+            flag(last.turn, f"the edits to {path} were undone later: net change nil", "reverted", path)
+            continue
+        if _TEST_FILE.search(path):
+            removed = added = 0
+            for r in records:
+                plus, minus = changed_lines(r.edit.diff)
+                removed += sum(1 for line in minus if _ASSERT.search(line))
+                added += sum(1 for line in plus if _ASSERT.search(line))
+            if removed > added:
+                flag(first.turn, f"removed {removed - added} assertion(s) from test file {path}",
+                     "weakened_test", path)
+            continue
+        if named and path not in named and "/" in path and _CODE_SUFFIX.search(path) \
+                and path.split("/", 1)[0] not in named_tops \
+                and posixpath.basename(path).lower() not in user_words \
+                and not (_module_names(path) & named_imports) \
+                and not (named_modules & _edited_imports(records)):
+            flag(first.turn, f"edited {path}, outside the part of the project the request names "
+                             f"({', '.join(sorted(named)[:3])})", "off_goal", path)
+    n = len(flagged)
+    return Measurement(n, tuple(evidence), "all edits on target" if n == 0 else
+                       f"{_plural(n, 'file')} wrongly targeted",
+                       _ranked_causes(causes, ("generated", "outside_project", "reverted",
+                                               "weakened_test", "off_goal")))
+
+
+_GENERIC_PLACES = {"users", "home", "documents", "desktop", "downloads", "library", "appdata",
+                   "local", "roaming", "private", "tmp", "var", "etc", "opt", "usr", "src",
+                   "docs", "projects", "code", "work", "repos", "dev"}
+
+
+def _user_named_place(path: str, user_words: set[str]) -> bool:
+    """Whether a user message names a folder on the path (e.g. "publish to the M-Claude repo")."""
+    parts = [p.lower() for p in path.strip("/").split("/")[:-1]]
+    return any(len(p) >= 4 and p not in _GENERIC_PLACES and p in user_words for p in parts)
+
+
+def _named_paths(facts: Facts, by_path: Mapping[str, tuple[EditRecord, ...]]) -> set[str]:
+    """Edited code files the request names (by path or file name).
+
+    Instruction files, project docs and specs ("write an AGENTS.md", "see docs/spec.md") name
+    where guidance lives, not the part of the code to change, so they do not narrow the scope.
+    """
+    if facts.goal is None:
+        return set()
+    words = _name_tokens(facts.goal.content)
+    return {p for p in by_path if (posixpath.basename(p) in words or p in words)
+            and posixpath.basename(p).lower() not in _ORIENTATION_FILES and not is_doc_file(p)}
+
+
+def _reverted(records: list[EditRecord]) -> bool:
+    """Whether a file's edits cancel out: the final text equals the text before the first edit."""
+    first, last = records[0].edit, records[-1].edit
+    if first.before is not None and last.after is not None:
+        return first.before == last.after and len(records) > 1
+    if len(records) > 1:
+        olds = [r.edit.old for r in records]
+        news = [r.edit.new for r in records]
+        # An edit whose new text restores an earlier edit's old text (and removes its new text);
+        # one set lookup per edit keeps this linear however often a file is edited.
+        seen: set[tuple[str, str | None]] = set()
+        for record in records:
+            if record.edit.old is not None and (record.edit.old, record.edit.new) in seen:
+                return True
+            if record.edit.new:
+                seen.add((record.edit.new, record.edit.old))
+        return olds[0] is not None and olds[0] == news[-1] and news[0] == olds[-1]
+    return False

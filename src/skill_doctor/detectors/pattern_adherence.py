@@ -1,0 +1,227 @@
+"""Pattern adherence (0-2): do the added lines follow the code base's own conventions?"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from typing import Any, Mapping
+
+from ..diffs import changed_lines
+from ..facts import Facts
+from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
+from .common import _CODE_SUFFIX, _SCRATCH, _TEST_FILE
+
+
+_CAUSES = ("unlearned", "indent", "naming", "quotes", "line_length", "trailing_space",
+           "final_newline")
+
+
+@detector("style_drift", causes=_CAUSES, max_line_length=(int, 120))
+def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
+    """Added lines that break the edited file's own conventions.
+
+    What it measures: for each edited file whose surrounding text is known, the conventions
+    the added lines break, each counted once per file: indentation kind (tabs vs spaces) and
+    width (2 vs 4 spaces, from consistent indent steps on both sides; a mixed file has none), naming case of new functions and variables (snake_case vs
+    camelCase), quote style in Python, trailing whitespace, code lines longer than both
+    `max_line_length` and the file's longest line (only where the whole file is known, 20
+    lines or more), a final newline dropped. Prose files (Markdown, text) are not held to a
+    line length. Only text that existed before the session is the baseline: a file the
+    session created is never judged against what the agent itself wrote. And a new code file
+    written in a language (or a new test written) without the agent first reading any
+    existing file of that kind in the session counts once per kind: the conventions it was
+    to follow were never looked at (logs that show no reads at all are not judged on this).
+
+    Why it matters: code that ignores local conventions reads as foreign, causes noisy diffs
+    and formatter churn.
+
+    Example: a file indented with tabs gains a function indented with four spaces: one deviation.
+
+    Instead: match the file's style, and run the project's formatter after editing.
+    """
+    evidence: list[Evidence] = []
+    causes: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    limit = params["max_line_length"]
+    created = {path for path, records in facts.edits_by_path.items()
+               if records[0].edit.created or (records[0].edit.whole_file and records[0].edit.before is None)}
+    for turn, note, kind in _unlearned_conventions(facts, created):
+        evidence.append(Evidence(turn, note))
+        causes.append(kind)
+    for r in facts.edits:
+        edit = r.edit
+        context = edit.before if edit.before is not None else edit.old
+        added, _ = changed_lines(edit.diff)
+        if not added or context is None or edit.created or r.path in created:
+            continue
+        existing = context.splitlines()
+        problems = _style_problems(existing, added, r.path, limit,
+                                   whole=edit.before is not None)
+        if edit.before is not None and edit.after is not None and edit.before.endswith("\n") \
+                and edit.after and not edit.after.endswith("\n"):
+            problems.append(("final_newline", "dropped the final newline"))
+        for key, message in problems:
+            if (r.path, key) not in seen:
+                seen.add((r.path, key))
+                evidence.append(Evidence(r.turn, f"{r.path}: {message}"))
+                causes.append(key)
+    n = len(evidence)
+    return Measurement(n, tuple(evidence), "consistent with the files' style" if n == 0 else
+                       f"{_plural(n, 'style deviation')}",
+                       _ranked_causes(causes, _CAUSES))
+
+
+def _unlearned_conventions(facts: Facts, created: set[str]) -> list[tuple[int, str, str]]:
+    """New code files (and new tests) of a kind the agent had read no existing file of."""
+    if not facts.reads:
+        return []  # the harness keeps files in context without logging reads (Aider)
+    later_deleted = {path for path, records in facts.edits_by_path.items() if records[-1].edit.deleted}
+    found: list[tuple[int, str, str]] = []
+    judged: set[str] = set()
+    for path in sorted(created, key=lambda p: facts.edits_by_path[p][0].turn):
+        first = facts.edits_by_path[path][0].turn
+        if path in later_deleted or _SCRATCH.search(path) or not _CODE_SUFFIX.search(path):
+            continue
+        is_test = bool(_TEST_FILE.search(path))
+        kind = "test" if is_test else posixpath.splitext(path)[1].lower()
+        if kind in judged:
+            continue
+        judged.add(kind)
+        earlier = [p for turn, p in facts.reads if turn < first and p not in created]
+        if is_test:
+            seen = any(_TEST_FILE.search(p) for p in earlier)
+            what = "a new test, without reading any existing test first"
+        else:
+            seen = any(p.lower().endswith(kind) for p in earlier)
+            what = f"new {kind} code, without reading any existing {kind} file first"
+        if not seen:
+            found.append((first, f"{path}: {what}, so the project's conventions were never "
+                                 f"looked at", "unlearned"))
+    return found
+
+
+def _indent_kind(lines: list[str]) -> str | None:
+    tabs = sum(1 for l in lines if l.startswith("\t"))
+    spaces = sum(1 for l in lines if l.startswith("  "))
+    if tabs + spaces < 2:
+        return None
+    return "tabs" if tabs > spaces else "spaces"
+
+
+def _indent_width(lines: list[str], min_steps: int = 2) -> int | None:
+    """The text's space-indent step (2 or 4), or None when the evidence is thin or mixed.
+
+    Measured from how much the indent grows from one line to the next, not from absolute
+    indents: a snippet cut from deep inside a file, a hanging continuation or a YAML block in
+    a string literal says little. At least `min_steps` steps of 2 or 4 are needed, and one of
+    them must make three quarters of the steps.
+    """
+    steps = Counter()
+    previous = 0
+    for l in lines:
+        if not l.strip():
+            continue
+        width = len(l) - len(l.lstrip(" "))
+        if width > previous and width - previous in (2, 4):
+            steps[width - previous] += 1
+        previous = width
+    total = steps[2] + steps[4]
+    if total < min_steps:
+        return None
+    width, count = max(steps.items(), key=lambda kv: (kv[1], kv[0]))
+    return width if count * 4 >= total * 3 else None
+
+
+_DEF_NAME = re.compile(r"^\s*(?:async\s+)?(?:def|function|func|fn|let|const|var)\s+([A-Za-z_]\w*)"
+                       r"|^\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?=(?!=)")
+
+
+def _naming_case(lines: list[str]) -> str | None:
+    """The case the file names functions and variables in: snake or camel (None if mixed)."""
+    snake = camel = 0
+    for l in lines:
+        match = _DEF_NAME.match(l)
+        name = match and (match.group(1) or match.group(2))
+        if not name or name.isupper() or name.startswith("_") or name.islower() and "_" not in name:
+            continue  # constants, private names and one-word names say nothing about case
+        if "_" in name.strip("_") and name.lower() == name:
+            snake += 1
+        elif re.match(r"^[a-z]+[A-Z]", name) and "_" not in name:
+            camel += 1
+    if snake + camel < 1:
+        return None
+    if snake and not camel:
+        return "snake_case"
+    if camel and not snake:
+        return "camelCase"
+    return None
+
+
+_PROSE = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc|html?|svg|csv|json|lock)$", re.I)
+
+
+_CONVENTION_SAMPLE = 2000  # lines of the file read to learn its conventions
+
+
+def _style_problems(existing: list[str], added: list[str], path: str, limit: int,
+                    whole: bool = False) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    longest = max(map(len, existing), default=0)
+    # Conventions show in any large part of a file; a sample keeps this linear in the edit,
+    # not in the size of the file edited.
+    existing = existing[:_CONVENTION_SAMPLE]
+    file_kind = _indent_kind(existing)
+    added_kind = _indent_kind(added)
+    if file_kind and added_kind and file_kind != added_kind:
+        problems.append(("indent", f"indented with {added_kind} in a file indented with {file_kind}"))
+    elif file_kind == "spaces" and added_kind == "spaces" and not _PROSE.search(path):
+        file_width, added_width = _indent_width(existing), _indent_width(added)
+        if file_width and added_width and file_width != added_width:
+            problems.append(("indent", f"indented by {added_width} spaces in a file indented "
+                                       f"by {file_width}"))
+    if _CODE_SUFFIX.search(path):
+        file_case = _naming_case(existing)
+        added_case = _naming_case(added)
+        if file_case and added_case and file_case != added_case:
+            problems.append(("naming", f"new names in {added_case} in a file that uses "
+                                       f"{file_case}"))
+    existing_trailing = any(l != l.rstrip() for l in existing)
+    trailing = [l for l in added if l.strip() and l != l.rstrip()]
+    if trailing and not existing_trailing:
+        problems.append(("trailing_space", f"{_plural(len(trailing), 'added line')} with "
+                                           f"trailing whitespace"))
+    if not _PROSE.search(path) and whole and len(existing) >= 20:
+        too_long = [l for l in added if len(l) > max(limit, longest)]
+        if too_long:
+            problems.append(("line_length", f"{_plural(len(too_long), 'added line')} longer "
+                                            f"than {max(limit, longest)} characters, e.g. "
+                                            f"`{too_long[0].strip()[:60]}...`"))
+    if path.endswith(".py"):
+        file_quote = _quote_style(existing)
+        added_quote = _quote_style(added)
+        if file_quote and added_quote and file_quote != added_quote:
+            problems.append(("quotes", f"{added_quote}-quoted strings in a file that uses "
+                                       f"{file_quote} quotes"))
+    return problems
+
+
+_STRING = re.compile(r"""(?<![\w'"])(['"])(?:(?!\1)[^\\\n]|\\.)*\1""")
+
+
+def _quote_style(lines: list[str]) -> str | None:
+    single = double = 0
+    for line in lines:
+        code = line.split("#", 1)[0]
+        for match in _STRING.finditer(code):
+            if match.group(1) == "'":
+                single += 1
+            else:
+                double += 1
+    if single + double < 3:
+        return None
+    if single >= 3 * max(double, 1) and double == 0:
+        return "single"
+    if double >= 3 * max(single, 1) and single == 0:
+        return "double"
+    return None

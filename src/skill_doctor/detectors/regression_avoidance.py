@@ -1,0 +1,272 @@
+"""Regression avoidance (0-2): did the changes leave bugs, dead code or broken checks?"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Mapping
+
+from ..diffs import changed_lines
+from ..facts import Facts
+from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
+from .common import _CODE_SUFFIX, _TEST_FILE, _edits_with_paths
+
+
+_DEBUG = re.compile(r"\b(breakpoint\(\)|pdb\.set_trace\(\)|import i?pdb|debugger;|binding\.pry"
+                    r"|dbg!\(|console\.log\(\s*['\"]debug|var_dump\()", re.I)
+
+
+_TODO = re.compile(r"(#|//|/\*|--|<!--)\s*(TODO|FIXME|XXX|HACK)\b")
+
+
+_SKIP = re.compile(r"(@pytest\.mark\.skip|@unittest\.skip|\bpytest\.skip\(|\b(it|describe|test)"
+                   r"\.skip\(|\bx(it|describe)\(|\bt\.Skip\(|#\[ignore\])")
+
+
+_COMMENT_LINE = re.compile(r"^\s*(#|//)", re.M)
+
+
+# Literal words one of which each leftover pattern needs: a substring test rules most edits
+# out far faster than the regular expression would.
+_NEEDS = {
+    "debug": ("pdb", "breakpoint", "debugger", "binding.pry", "dbg!", "console.log", "var_dump"),
+    "todo": ("TODO", "FIXME", "XXX", "HACK"),
+    "skip": ("skip", "Skip", "xit(", "xdescribe(", "#[ignore]"),
+}
+
+
+def _line_matching(pattern: re.Pattern[str], text: str, needs: tuple[str, ...] = (),
+                   folded: str | None = None) -> str | None:
+    """The first line of `text` (lines joined by newlines) in which `pattern` matches.
+
+    `needs` are literals the pattern cannot match without (checked in `folded`, the
+    lower-cased text, when given, for case-insensitive patterns).
+    """
+    if needs and not any(word in (folded if folded is not None else text) for word in needs):
+        return None
+    match = pattern.search(text)
+    if match is None:
+        return None
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start:] if end == -1 else text[start:end]
+
+
+_COMMENTED_CODE = re.compile(
+    r"^\s*(#|//)(?![!:])\s*(?!(type|noqa|pylint|eslint|ts-|prettier|fmt|nosec|pragma)\b)"
+    r"((def|class|import|from|if|elif|else|for|while|try|except|const|let|var|function"
+    r"|await|yield)\b.*[:;)\]}]\s*$|return\s+(\S+|.*[-+*/%<>=(\[].*)\s*;?\s*$|[A-Za-z_][\w.\[\]'\"]*\s*(\(.*\)|[-+*/]?=(?!=)\s*\S.*)\s*;?\s*$)")
+
+
+_RM = re.compile(r"(?:^|&&|;|\|\|)\s*(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
+
+
+_CAUSES = ("broken_check", "final_check_failed", "syntax_error", "test_deleted", "test_skipped",
+           "test_weakened", "debug_left", "unused_import", "commented_code", "todo_added",
+           "unverified")
+# Signals of a regression left in the final state; the rest are minor issues.
+_SEVERE = {"broken_check", "final_check_failed"}
+_LABELS = {0: "no regressions seen", 1: "minor issues", 2: "a regression left in the final state"}
+
+
+@detector("regressions_introduced", causes=_CAUSES)
+def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measurement:
+    """Problems the changes left behind: failing checks, syntax errors, leftovers, unverified code.
+
+    What it measures: how serious the worst problem is: 2 for a regression left in the final
+    state (a check that passed earlier and fails after the last edit, or the last check after
+    the last code edit failing), 1 for minor issues, 0 for none. Minor issues: no test, build,
+    type check or lint ran after the last code edit (an unverified change; a request that
+    says not to test and prose-only edits excepted); a failing check made to pass by editing
+    only the tests; a Python file whose resulting text (when the
+    transcript shows it whole) does not compile; debug statements or breakpoints, TODO / FIXME
+    markers, and commented-out code (two or more commented lines that parse as code) added to
+    code and not removed by a later edit; tests skipped, or test files deleted (by an edit or
+    by `rm` / `git rm`); imports added to a Python file and never used in it (`__future__`
+    imports are directives, never unused). A file is compiled and checked only when the
+    transcript shows its whole text after the session's last edit of it.
+
+    Why it matters: these are the defects reviewers most often catch late, and each one means
+    the agent left the code worse than a finished change should.
+
+    Example: the agent adds `import pdb; pdb.set_trace()` while debugging and never removes it
+    (minor: 1 point lost); `pytest` passed at the start and fails after the last edit (2 lost).
+
+    Instead: run the checks after the last edit, and remove debugging aids, dead code and
+    skipped tests before finishing.
+    """
+    evidence: list[Evidence] = []
+    causes: list[str] = []
+
+    def signal(turn: int, note: str, cause: str) -> None:
+        evidence.append(Evidence(turn, note))
+        causes.append(cause)
+
+    last_edit = facts.last_edit_turn
+    if last_edit is not None:
+        final_by_command: dict[str, tuple[int, bool | None]] = {}
+        passed_before: set[str] = set()
+        for c in facts.checks:
+            key = " ".join(c.command.split())
+            if c.turn < last_edit and c.passed:
+                passed_before.add(key)
+            final_by_command[key] = (c.turn, c.passed)
+        for key, (turn, passed) in sorted(final_by_command.items(), key=lambda kv: kv[1][0]):
+            if turn > last_edit and passed is False and key in passed_before:
+                signal(turn, f"passed earlier, fails after the last edit: {key[:120]}", "broken_check")
+    # Leftovers (debug, TODO, commented-out code) still present: a later edit of the same file
+    # that removes the line clears it.
+    pending: dict[str, list[tuple[int, str, str, str]]] = {}  # path -> (turn, line, note, cause)
+    latest_after: dict[str, tuple[int, str]] = {}
+    diffs_by_path: dict[str, list[str]] = {}
+    for r in facts.edits:
+        diffs_by_path.setdefault(r.path, []).append(r.edit.diff)
+        added, removed = changed_lines(r.edit.diff)
+        if removed and r.path in pending:
+            gone = {l.strip() for l in removed}
+            pending[r.path] = [p for p in pending[r.path] if p[1] not in gone]
+        code = bool(_CODE_SUFFIX.search(r.path))
+        # Each pattern runs once over all added lines (one C-level search), not line by line.
+        joined = "\n".join(added)
+        if code:
+            found = pending.setdefault(r.path, [])
+            debug = _line_matching(_DEBUG, joined, _NEEDS["debug"], joined.lower())
+            if debug is not None:
+                found.append((r.turn, debug.strip(), f"debug statement added to {r.path}: "
+                                                      f"{debug.strip()[:80]}", "debug_left"))
+            todo = _line_matching(_TODO, joined, _NEEDS["todo"])
+            if todo is not None:
+                found.append((r.turn, todo.strip(), f"TODO/FIXME added to {r.path}: "
+                                                    f"{todo.strip()[:80]}", "todo_added"))
+            if _COMMENT_LINE.search(joined):
+                commented = [l for l in added if _COMMENTED_CODE.match(l)]
+                if len(commented) >= 2:
+                    found.append((r.turn, commented[0].strip(), f"commented-out code added to "
+                                                                f"{r.path}: {commented[0].strip()[:80]}",
+                                  "commented_code"))
+        skipped = _line_matching(_SKIP, joined, _NEEDS["skip"])
+        if skipped is not None:
+            signal(r.turn, f"test skipped in {r.path}: {skipped.strip()[:80]}", "test_skipped")
+        if r.edit.deleted and _TEST_FILE.search(r.path):
+            signal(r.turn, f"test file deleted: {r.path}", "test_deleted")
+        if r.path.endswith(".py"):
+            if r.edit.after is not None:
+                latest_after[r.path] = (r.turn, r.edit.after)
+            else:  # a snippet edit made the last known whole text stale
+                latest_after.pop(r.path, None)
+    for path in sorted(pending):
+        for turn, _, note, cause in pending[path]:
+            signal(turn, note, cause)
+    for t in facts.tool_turns:
+        command = t.command
+        if command and t.index not in facts.failed and "rm " in command:
+            for match in _RM.finditer(command):
+                tests = [w for w in match.group(2).split() if _TEST_FILE.search(w.strip("'\""))]
+                if tests:
+                    signal(t.index, f"test file deleted: {tests[0][:100]}", "test_deleted")
+                    break
+    for path, (turn, text) in sorted(latest_after.items()):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            line = getattr(exc, "lineno", None)
+            signal(turn, f"{path} no longer compiles" + (f" (line {line})" if line else ""),
+                   "syntax_error")
+            continue
+        unused = _unused_new_imports(tree, text, diffs_by_path, path)
+        if unused:
+            signal(turn, f"import added to {path} but never used: {', '.join(unused[:3])}",
+                   "unused_import")
+    _verification_signals(facts, signal)
+    # One entry per turn: a turn behind two signals is cited once, with both notes.
+    notes: dict[int, list[str]] = {}
+    for e in evidence:
+        notes.setdefault(e.turn, []).append(e.note)
+    evidence = [Evidence(turn, "; ".join(dict.fromkeys(notes[turn]))) for turn in sorted(notes)]
+    level = 2 if _SEVERE & set(causes) else (1 if causes else 0)
+    summary = _LABELS[level] if not causes else (
+        f"{_LABELS[level]}: " + ", ".join(f"{_plural(n, _WORDS[c][0], _WORDS[c][1])}"
+                                          for c, n in _counts(causes)))
+    return Measurement(level, tuple(evidence), summary, _ranked_causes(causes, _CAUSES))
+
+
+_WORDS = {"broken_check": ("check broken", "checks broken"),
+          "final_check_failed": ("failing final check", "failing final checks"),
+          "syntax_error": ("file that does not compile", "files that do not compile"),
+          "test_deleted": ("test deleted", "tests deleted"),
+          "test_skipped": ("test skipped", "tests skipped"),
+          "test_weakened": ("test changed to pass", "tests changed to pass"),
+          "debug_left": ("debug statement left", "debug statements left"),
+          "unused_import": ("unused import", "unused imports"),
+          "commented_code": ("block of commented-out code", "blocks of commented-out code"),
+          "todo_added": ("TODO added", "TODOs added"),
+          "unverified": ("change never checked", "changes never checked")}
+
+
+def _counts(causes: list[str]) -> list[tuple[str, int]]:
+    seen: dict[str, int] = {}
+    for cause in causes:
+        seen[cause] = seen.get(cause, 0) + 1
+    return sorted(seen.items(), key=lambda kv: _CAUSES.index(kv[0]))
+
+
+_REAL_CHECKS = ("test", "typecheck", "lint", "build")
+
+
+def _verification_signals(facts: Facts, signal) -> None:
+    """Whether the final code was shown to work: the last check after the last code edit
+    failing is a regression left behind; no real check at all leaves the change unverified;
+    a failing check turned green by editing only the tests proves nothing about the code."""
+    code_edits = sorted(turn for turn, path in _edits_with_paths(facts) if not _PROSE_ONLY.search(path))
+    code_edits += [t for t in facts.unlocated_edits]
+    if not code_edits:
+        return
+    last_code_edit = max(code_edits)
+    after = [c for c in facts.checks if c.turn > last_code_edit and c.kind in _REAL_CHECKS]
+    decided = [c for c in after if c.passed is not None]
+    if decided and decided[-1].passed is False:
+        if not any(e.turn > decided[-1].turn for e in facts.edits):
+            signal(decided[-1].turn, f"the last check after the last code edit fails: "
+                                     f"{decided[-1].command[:100]}", "final_check_failed")
+    elif not decided and not any(r.forbids_checks for r in facts.main_requests):
+        signal(last_code_edit, "no test, build or lint ran after the last code edit, so the "
+                               "change is unverified", "unverified")
+    test_edits = {turn for turn, path in _edits_with_paths(facts) if _TEST_FILE.search(path)}
+    code_only = set(code_edits) - test_edits
+    failing = [c for c in facts.checks if c.passed is False and c.kind in _REAL_CHECKS]
+    for c in failing:
+        rerun = next((d for d in facts.checks if d.turn > c.turn and d.passed is not None
+                      and d.kind == c.kind), None)
+        if rerun is None or not rerun.passed:
+            continue
+        between = [t for t in set(code_edits) | test_edits if c.turn < t < rerun.turn]
+        if between and all(t in test_edits and t not in code_only for t in between):
+            signal(between[0], "a failing check was made to pass by changing the test, not "
+                               "the code", "test_weakened")
+
+
+_PROSE_ONLY = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc)$|(^|/)(LICENSE|README|CHANGELOG|NOTICE)$", re.I)
+
+
+def _unused_new_imports(tree: ast.AST, text: str, added_by_path: Mapping[str, list[str]],
+                        path: str) -> list[str]:
+    """Names imported on lines this session added to `path` that the file never uses."""
+    if path.endswith("__init__.py") or "__all__" in text:
+        return []  # re-exports are the point of these files
+    added = {line.strip() for diff in added_by_path.get(path, ())
+             for line in changed_lines(diff)[0]}
+    source_lines = text.splitlines()
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    unused: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue  # compiler directives, never "used" by name
+        if not 0 < node.lineno <= len(source_lines) or source_lines[node.lineno - 1].strip() not in added:
+            continue
+        for alias in node.names:
+            name = (alias.asname or alias.name).split(".")[0]
+            if alias.name != "*" and name not in used and name not in unused:
+                unused.append(name)
+    return sorted(unused)

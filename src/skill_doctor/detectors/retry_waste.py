@@ -1,0 +1,377 @@
+"""Retry waste (0-2, inverted): failed or ineffective attempts that were tried again."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..facts import Facts, classify_check, found_nothing, is_doc_file, relative_path
+from ..model import Role, ToolKind, Turn
+from ._base import DETECTORS, Evidence, Measurement, _plural, _ranked_causes, detector
+from .common import _TEST_FILE, _edits_with_paths, _normal_command, _target, operation_key
+
+
+_INVOCATION_ERROR = re.compile(
+    r"command not found|is not recognized as|No module named|ModuleNotFoundError|Missing script"
+    r"|Unknown (command|script)|no tests ran|file or directory not found|Cannot find module"
+    r"|could not find|not installed|No such file or directory|Exit code 127|unrecognized arguments"
+    r"|no such option|not a valid command|No rule to make target", re.I)
+
+
+def _positional(command: str) -> tuple[str, ...]:
+    """A command's words without its flags: `pytest -x -q t/` and `pytest t/` are alike."""
+    return tuple(w for w in _normal_command(command).split() if not w.startswith("-"))
+
+
+_REFUSAL = re.compile(r"denied|rejected|not allowed|doesn'?t want|permission|blocked by", re.I)
+
+
+def _error_text(turn: Turn) -> str:
+    text = re.sub(r"\d+", "#", (turn.tool_output or "").strip())[:300]
+    return text if len(text) >= 10 else ""
+
+
+@dataclass(slots=True)
+class _Episode:
+    first: int
+    last: int
+    turns: list[int]
+    what: str
+    cause: str
+    kind: str  # retry | loop | hunt | user | redo
+
+
+_CAUSES = ("failed_edit", "test_command_hunt", "repeated_command", "same_error", "loop",
+           "searched_again", "redo_after_user", "test_rewritten")
+# A command left running in the background whose result the agent never read.
+_STILL_RUNNING = re.compile(r"Process running with session ID|still running|running in the background"
+                            r"|Command running in background", re.I)
+_ASKS_TO_RETRY = re.compile(r"\b(try|run|do) (it |that |this )?again\b|\bretry\b|\bone more time\b", re.I)
+_EMPTY_SEARCH = re.compile(r"^\s*(no files found|no matches found|found 0 |0 matches|no results)", re.I)
+
+
+@detector("retry_episodes", causes=_CAUSES, window=(int, 12), loop_repeats=(int, 3),
+          loop_window=(int, 2))
+def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
+    """Retry episodes: failed or ineffective attempts followed by another attempt at the same thing.
+
+    What it measures: episodes, each counted once however many calls it takes. An episode is a
+    failed or ineffective attempt followed, within `window` tool calls and the same request, by
+    another attempt at the same operation: the same program and subcommand on the same target
+    after unwrapping `cd x &&`, `bash -c`, `docker exec`, env assignments, pipes and flags
+    (`git add x` refused, then `git add -f x`; `which tool` then `command -v tool`), an edit that
+    did not apply redone on the same file (unless the file was read in between), or a search
+    that found nothing followed by another search of the same folder. The same call failing
+    with the same error again later in the session, however much later, continues its episode:
+    nothing was learned. A check that fails, then a change to the code, then the check again
+    is how fixes are tested (red-green), not a retry; a failing check "fixed" by editing only
+    the tests is one. Hunting for the test command (different test or build commands failing
+    because they cannot even start) is one episode; the same call with the same result
+    `loop_repeats` times, each within `loop_window` calls of the last, is a loop. The user
+    having to ask again or say the work is wrong ("still doesn't work", "too long") after the
+    agent acted on a request is an episode too: the attempt did not do what was asked.
+
+    Why it matters: each blind retry costs a turn and usually fails the same way; the contract
+    scores none 2, one 1, several 0.
+
+    Example: `git fetch` fails ("Operation not permitted"), the agent runs it again with
+    escalated permissions; later `git ls-remote` fails the same way and is rerun the same way:
+    two episodes.
+
+    Instead: read the error, change something (the file, the command, the environment), then
+    try again; document the working commands and the sandbox's rules in CLAUDE.md / AGENTS.md.
+    """
+    merged = find_episodes(facts, params)
+    evidence = [Evidence(ep.first, _describe(ep, facts)) for ep in merged]
+    n = len(merged)
+    return Measurement(n, tuple(evidence), "no retries" if n == 0 else
+                       f"{_plural(n, 'retry episode')}: " + "; ".join(
+                           _SHORT[ep.cause] for ep in merged[:4]) + ("; ..." if n > 4 else ""),
+                       _ranked_causes([ep.cause for ep in merged], _CAUSES))
+
+
+def find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
+    """The session's retry episodes in order, overlapping ones merged (see retry_episodes)."""
+    window, loop_repeats, loop_window = params["window"], params["loop_repeats"], params["loop_window"]
+    cwd = facts.transcript.cwd
+    code_edit_turns = sorted(turn for turn, path in _edits_with_paths(facts)
+                             if not _TEST_FILE.search(path) and not is_doc_file(path))
+    test_edit_turns = sorted(turn for turn, path in _edits_with_paths(facts) if _TEST_FILE.search(path))
+    failed_turns = facts.failed
+    episodes: list[_Episode] = []
+    by_key: dict[tuple[str, int], _Episode] = {}  # (key, request) -> its episode
+    open_attempts: dict[str, tuple[int, Turn, int]] = {}  # key -> (position, turn, request)
+    errors_seen: dict[tuple[str, str], tuple[Turn, int]] = {}  # (key, error) -> first failure
+    hunt: list[Turn] = []
+    in_retry: set[int] = set()
+    loops: dict[tuple, tuple[int, int, int, list[int]]] = {}
+    user_epoch = file_epoch = 0
+    position = 0
+
+    def add(key: str, request: int, first: Turn, again: Turn, cause: str) -> None:
+        episode = by_key.get((key, request))
+        if episode is None:
+            episode = _new_episode(episodes, first, cause)
+            by_key[(key, request)] = episode
+        if again.index not in episode.turns:
+            episode.turns.append(again.index)
+        episode.last = max(episode.last, again.index)
+        in_retry.update((first.index, again.index))
+
+    check_failed = {c.turn for c in facts.checks if c.passed is False}
+    for t in facts.transcript.turns:
+        if t.meta is not None and t.meta != "interrupt":
+            continue
+        if t.role is Role.USER:
+            user_epoch += 1
+            _hunt_episode(episodes, hunt, in_retry)
+            hunt = []
+            if _ASKS_TO_RETRY.search(t.content):
+                open_attempts.clear()  # the user asked for the next attempt
+            continue
+        if t.role is not Role.TOOL:
+            continue
+        position += 1
+        request = _request_of(facts, t.index)
+        t_failed = t.index in failed_turns or t.index in check_failed
+        key = _attempt_key(t, cwd)
+        ineffective = (t.kind in (ToolKind.SEARCH, ToolKind.LIST) and _found_nothing(t)) or \
+            bool(_STILL_RUNNING.search((t.tool_output or "")[:600]))
+        if key is not None:
+            opened = open_attempts.get(key)
+            if opened is not None:
+                pos, before, before_request = opened
+                if before_request == request and position - pos <= window and \
+                        _same_place(before, t):
+                    cause = _retry_cause(before, t, code_edit_turns, test_edit_turns)
+                    if cause:
+                        add(key, request, before, t, cause)
+            error = _error_text(t) if t_failed else ""
+            if error and (key, error) in errors_seen and (key, request) not in by_key:
+                first, _ = errors_seen[(key, error)]
+                add(key, request, first, t, "same_error")
+            elif error:
+                errors_seen.setdefault((key, error), (t, request))
+            if t_failed or ineffective:
+                open_attempts[key] = (position, t, request)
+            else:
+                open_attempts.pop(key, None)
+        if t.kind is ToolKind.READ:
+            # the file was read again after a failed edit: the next edit is informed
+            for path in t.paths:
+                open_attempts.pop("edit:" + _place(path, cwd), None)
+        # Hunting for the test command: different check commands that cannot even start.
+        if t.command and classify_check(t.command) in ("test", "build", "typecheck", "lint"):
+            if t_failed and _INVOCATION_ERROR.search(t.tool_output or ""):
+                hunt.append(t)
+            else:
+                _hunt_episode(episodes, hunt, in_retry)
+                hunt = []
+        # Loops: the same call with the same result, again and again, nothing changed between.
+        is_edit = t.kind in (ToolKind.EDIT, ToolKind.WRITE)
+        if not is_edit and t.kind is not ToolKind.PLAN and (t.tool_output or t.command):
+            loop_key = (t.tool_name, _target(t), (t.tool_output or "")[:2000])
+            state = loops.get(loop_key)
+            epoch = user_epoch * 1_000_003 + file_epoch
+            if state and position - state[0] <= loop_window and state[1] == epoch:
+                turns = state[3] + [t.index]
+                loops[loop_key] = (position, epoch, state[2] + 1, turns)
+                if state[2] + 1 == loop_repeats:
+                    episodes.append(_Episode(turns[0], t.index, turns, t.tool_name or "call",
+                                             "loop", "loop"))
+                elif state[2] + 1 > loop_repeats:
+                    _extend_loop(episodes, turns[0], t.index)
+            else:
+                loops[loop_key] = (position, epoch, 1, [t.index])
+        if is_edit and not t_failed:
+            file_epoch += 1
+    _hunt_episode(episodes, hunt, in_retry)
+    episodes.extend(_user_redos(facts))
+    episodes.extend(_shell_edits_redone(facts, cwd))
+    return _merge_episodes(episodes)
+
+
+_SHORT = {"failed_edit": "an edit redone", "test_command_hunt": "a hunt for the test command",
+          "repeated_command": "a failed command run again", "same_error": "the same error again",
+          "loop": "a call repeated with the same result", "searched_again": "a search repeated",
+          "redo_after_user": "work redone after the user objected",
+          "test_rewritten": "a test changed to pass"}
+
+
+def _request_of(facts: Facts, index: int) -> int:
+    """The turn of the main request a turn served (0 before any)."""
+    current = 0
+    for request in facts.main_requests:
+        if request.turn < index:
+            current = request.turn
+        else:
+            break
+    return current
+
+
+def _place(path: str, cwd: str | None) -> str:
+    """A path the same way whichever form the log gives it (absolute, relative, quoted)."""
+    parts = relative_path(path, cwd).split("/")
+    return "/".join(parts[-2:])
+
+
+def _attempt_key(turn: Turn, cwd: str | None) -> str | None:
+    """What a tool call attempts, so that two attempts at the same thing compare equal."""
+    if turn.kind in (ToolKind.EDIT, ToolKind.WRITE) and turn.paths and not turn.via_shell:
+        return "edit:" + _place(turn.paths[0], cwd)
+    if turn.kind is ToolKind.READ and not turn.command:
+        return None  # reading is how a failed attempt is understood, not an attempt
+    if turn.command:
+        return "cmd:" + operation_key(turn.command)
+    if turn.kind in (ToolKind.SEARCH, ToolKind.LIST):
+        inp = turn.tool_input or {}
+        where = turn.paths[0] if turn.paths else str(inp.get("path") or inp.get("dir") or "")
+        return "look:" + _place(where, cwd) if where else None
+    if turn.tool_name:
+        return "tool:" + _target(turn)[:300]
+    return None
+
+
+_CD = re.compile(r"^\s*cd\s+(\S+)\s*(?:&&|;)")
+
+
+def _same_place(before: Turn, again: Turn) -> bool:
+    """Whether two commands ran in the same folder: `cd ~/a && git status` and `cd ~/b/a &&
+    git status` are two places, not a retry (either without a `cd` is taken as the same)."""
+    a = _CD.match(before.command or "")
+    b = _CD.match(again.command or "")
+    return not (a and b) or a.group(1).rstrip("/") == b.group(1).rstrip("/")
+
+
+def _found_nothing(turn: Turn) -> bool:
+    output = (turn.tool_output or "").strip()
+    return found_nothing(turn) or not output or bool(_EMPTY_SEARCH.match(output))
+
+
+def _retry_cause(before: Turn, again: Turn, code_edits: list[int], test_edits: list[int]) -> str | None:
+    """Why `again` retries the failed or empty `before`, or None when it is no retry."""
+    if before.kind in (ToolKind.EDIT, ToolKind.WRITE) and not before.via_shell:
+        return "failed_edit"
+    if before.kind in (ToolKind.SEARCH, ToolKind.LIST) and _found_nothing(before) and \
+            not before.is_error:
+        return "searched_again"
+    check = bool(before.command and classify_check(before.command))
+    if check and not _INVOCATION_ERROR.search(before.tool_output or ""):
+        between = lambda turns: any(before.index < x < again.index for x in turns)  # noqa: E731
+        if between(code_edits):
+            return None  # red-green: the code changed and the check ran again
+        if between(test_edits):
+            return "test_rewritten"
+    if before.command and classify_check(before.command) and \
+            _INVOCATION_ERROR.search(before.tool_output or ""):
+        return "test_command_hunt"
+    return "repeated_command"
+
+
+def _shell_edits_redone(facts: Facts, cwd: str | None) -> list[_Episode]:
+    """In-place shell edits (`sed -i`, `perl -pi`) of a file, each looked at and then edited
+    again with nothing else done between: the look showed the edit was wrong, and each
+    re-edit is one more attempt at the same change."""
+    episodes = []
+    reads = {(turn, _place(path, cwd)) for turn, path in facts.reads}
+    other_work = sorted(set(_edit_turns_all(facts)))
+    last_write: dict[str, int] = {}
+    for turn, path in facts.shell_writes:
+        place = _place(path, cwd)
+        previous = last_write.get(place)
+        last_write[place] = turn
+        if previous is None:
+            continue
+        looked = any((r, place) in reads for r in range(previous + 1, turn))
+        busy = any(previous < w < turn for w in other_work)
+        if looked and not busy:
+            episodes.append(_Episode(turn, turn, [previous, turn], path, "failed_edit", "redo"))
+    return episodes
+
+
+def _edit_turns_all(facts: Facts) -> list[int]:
+    return [e.turn for e in facts.edits] + list(facts.unlocated_edits)
+
+
+def _user_redos(facts: Facts) -> list[_Episode]:
+    """The user had to ask again, or said the work was wrong, after the agent acted on it."""
+    episodes = []
+    for request in facts.main_requests:
+        for turn in sorted(request.restated_at + request.rejected_at):
+            acted = any(request.turn < t.index < turn for t in facts.tool_turns) or any(
+                request.turn < t.index < turn for t in facts.assistant_turns)
+            if acted:
+                episodes.append(_Episode(turn, turn, [turn], facts.turn(turn).content[:120],
+                                         "redo_after_user", "user"))
+    return episodes
+
+
+def _new_episode(episodes: list[_Episode], failed: Turn, cause: str) -> _Episode:
+    what = failed.command or (failed.paths[0] if failed.paths else failed.tool_name) or "call"
+    if cause == "repeated_command" and failed.command and \
+            classify_check(failed.command) and _INVOCATION_ERROR.search(failed.tool_output or ""):
+        cause = "test_command_hunt"
+    episode = _Episode(failed.index, failed.index, [failed.index], str(what), cause, "retry")
+    episodes.append(episode)
+    return episode
+
+
+def _hunt_episode(episodes: list[_Episode], hunt: list[Turn], in_retry: set[int]) -> None:
+    """Two or more different check commands that could not even start, not already retries."""
+    left = [t for t in hunt if t.index not in in_retry]
+    commands = list(dict.fromkeys(_normal_command(t.command or "") for t in left))
+    if len(commands) >= 2:
+        episodes.append(_Episode(left[0].index, left[-1].index, [t.index for t in left],
+                                 " / ".join(commands), "test_command_hunt", "hunt"))
+
+
+def _extend_loop(episodes: list[_Episode], first: int, last: int) -> None:
+    for ep in reversed(episodes):
+        if ep.kind == "loop" and ep.first == first:
+            ep.last = last
+            ep.turns.append(last)
+            return
+
+
+def _merge_episodes(episodes: list[_Episode]) -> list[_Episode]:
+    """Overlapping episodes are one (a loop of failing calls, two actions alternating)."""
+    merged: list[_Episode] = []
+    for ep in sorted(episodes, key=lambda e: (e.first, e.last)):
+        if merged and ep.first <= merged[-1].last:
+            head = merged[-1]
+            head.last = max(head.last, ep.last)
+            head.turns = sorted(set(head.turns) | set(ep.turns))
+            if ep.kind == "loop" and head.kind == "loop" and ep.what != head.what:
+                head.what = f"{head.what} and {ep.what} alternating"
+            continue
+        merged.append(_Episode(ep.first, ep.last, list(ep.turns), ep.what, ep.cause, ep.kind))
+    return merged
+
+
+def _describe(ep: _Episode, facts: Facts) -> str:
+    shown = ", ".join(str(t) for t in ep.turns[:6]) + (", ..." if len(ep.turns) > 6 else "")
+    if ep.kind == "loop":
+        return f"{ep.what} repeated {len(ep.turns)} times with the same result (turns {shown})"
+    if ep.kind == "hunt":
+        return f"hunted for a working test command (turns {shown}): {ep.what[:120]}"
+    first = facts.turn(ep.first)
+    if ep.kind == "redo":
+        return (f"{ep.what} was edited in place, looked at, and edited again to repair the edit "
+                f"(turns {shown})")
+    if ep.kind == "user":
+        return f"the user had to ask again or reject the work: {ep.what[:120]}"
+    if ep.cause == "searched_again":
+        return f"a search found nothing and the same place was searched again (turns {shown})"
+    if ep.cause == "test_rewritten":
+        return f"a check failed and the test, not the code, was changed to pass (turns {shown})"
+    if ep.cause == "same_error":
+        return (f"{first.tool_name} was refused and called again "
+                f"{_plural(len(ep.turns) - 1, 'time')} with the same refusal (turns {shown})")
+    return (f"{first.tool_name} failed and was tried again {_plural(len(ep.turns) - 1, 'time')} "
+            f"(turns {shown}): {ep.what[:120]}")
+
+
+# The retry detector's own defaults, for the criteria that count the turns spent in retries.
+DETECTORS_RETRY_PARAMS = {name: default for name, (_, default) in
+                          DETECTORS["retry_episodes"].params.items()}

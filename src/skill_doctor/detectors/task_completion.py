@@ -1,0 +1,239 @@
+"""Task completion (0-3): did the agent accomplish what the user asked?"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from ..facts import Check, Facts, is_doc_file, word_count
+from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
+from ..model import Role
+from ._base import Evidence, Measurement, detector
+from .common import _edits_with_paths
+
+
+_CLAIMS_SUCCESS = re.compile(
+    r"\b(all (\d+ )?(tests|checks) (now )?pass(ed|ing)?|tests? (now )?pass(es|ed|ing)?|(is|are) (now )?"
+    r"(fixed|working|passing|green)|successfully|works now|now works|build (now )?succeeds"
+    r"|fixed (it|the|both|all)|everything (works|passes)|done[.!])", re.I)
+_ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (yet )?(pass|work)"
+                             r"|couldn'?t|could not|unable|error remains|remaining (failure|error))",
+                             re.I)
+# The harness cut a tool output the agent then relied on.
+_TRUNCATED = re.compile(r"tokens? truncated|output truncated|\[truncated|\(truncated\)|characters? "
+                        r"(?:were )?(?:elided|omitted|truncated)|lines? (?:elided|omitted|truncated)"
+                        r"|Output too long", re.I)
+# An answer that hands the question back ("would you like me to ...?", "do you have X?").
+_ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
+_REFUSED = re.compile(r"denied|rejected|not allowed|doesn'?t want to proceed|permission|blocked", re.I)
+
+# Operations a command can be matched to; "run it", "start it" are judged by any tool call.
+_NAMED_OPERATIONS = ("commit", "push", "pull", "merge", "rebase", "clone", "tag", "checkout",
+                     "deploy", "publish", "install", "login")
+_CAUSES = ("unfinished", "false_claim", "check_failed", "no_check", "corrected", "interrupted",
+           "last_call_failed", "unanswered", "partial_answer", "not_run")
+_LABELS = {3: "done and shown", 2: "done with gaps", 1: "partial", 0: "no progress"}
+
+
+@detector("goal_outcome", causes=_CAUSES, min_answer_words=(int, 8))
+def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
+    """How completely the session did what the user asked, 0-3, judged request by request.
+
+    What it measures: every real user message is classified (see the request ledger: change,
+    question, operation such as commit or push, or a follow-up of the request before it), and
+    each main request gets a level from the turns that served it; the worst request bounds
+    the score. A change is done (3) when files changed and the last check that ran after its
+    last edit (tests, build, type checker, linter, or a run of the program) passed; 2 when no
+    check shows it works (documentation and configuration need none, nor does a request that
+    says "don't test"); 1 when that check still fails (the final message claiming success
+    anyway is called out) or nothing was changed. A question is done (3) when an answer of
+    `min_answer_words` words or more follows it (CJK text counted by characters); 2 when the
+    answer rests on a tool output the harness cut, on calls that were refused, or ends by
+    handing the question back; 1 when it got no answer. An operation (commit, push, deploy,
+    install ...) is done when a command that does it ran and succeeded; 1 when it failed or
+    never ran. A request is capped at 2 when the user had to restate it or said the work was
+    wrong, and at 1 when that came after the last thing the agent did for it; a session the
+    user interrupted at the end is capped at 2. 0 only when nothing was done at all.
+
+    Why it matters: a session that ends without what was asked, or without evidence that it
+    works, leaves the user to finish or verify the work by hand.
+
+    Example: "Fix the failing date parser test" -> two edits, no test run afterwards: 2,
+    citing the last edit ("no check ran after the last edit"). Then "commit and push" ->
+    `git commit` ran, `git push` never did: 1 for that request, so 1 overall.
+
+    Instead: run the project's test command after the last edit and report its result
+    truthfully; put that command in CLAUDE.md / AGENTS.md so the agent knows it.
+    """
+    requests = facts.main_requests
+    if not requests:
+        return Measurement(0, (), "no user request found", ("unfinished",))
+    results = [_judge(facts, r, params) for r in requests]
+    level = min(level for level, _, _ in results)
+    evidence: list[Evidence] = []
+    causes: list[str] = []
+    for (req_level, req_evidence, req_causes) in results:
+        if req_level < 3:
+            evidence.extend(req_evidence)
+            causes.extend(req_causes)
+    answer = facts.final_answer
+    late_interrupts = [t for t in facts.interruptions if answer is None or t > answer.index]
+    if late_interrupts and level >= 2:
+        level = 2
+        evidence.append(Evidence(late_interrupts[-1], "the user interrupted the agent at the end"))
+        causes.append("interrupted")
+    evidence = sorted(dict.fromkeys(evidence), key=lambda e: e.turn)
+    done = sum(1 for lvl, _, _ in results if lvl == 3)
+    summary = (f"{_LABELS[level]}: {done} of {len(results)} "
+               f"{'request' if len(results) == 1 else 'requests'} done and shown")
+    return Measurement(level, tuple(evidence), summary, tuple(dict.fromkeys(causes)))
+
+
+def _judge(facts: Facts, request: Request, params: Mapping[str, Any]
+           ) -> tuple[int, list[Evidence], list[str]]:
+    """One main request's level, the turns behind it and why it lost points."""
+    served = [t for t in facts.transcript.turns if request.serves(t.index) and t.meta is None
+              and t.role is not Role.USER]
+    if not served:
+        # The log ends at this request (a file saved mid-session): nothing to judge it by.
+        if request.end >= facts.transcript.turns[-1].index and request is not facts.main_requests[0]:
+            return 3, [], []
+        return 0, [Evidence(request.turn, "the request got no response")], ["unfinished"]
+    if request.kind == CHANGE:
+        level, evidence, causes = _judge_change(facts, request, served)
+    elif request.kind == OPERATION:
+        level, evidence, causes = _judge_operation(facts, request, served)
+    else:
+        level, evidence, causes = _judge_question(facts, request, served, params)
+    last_work = max((t.index for t in served), default=request.turn)
+    complaints = request.restated_at + request.rejected_at
+    if complaints:
+        unanswered = [t for t in complaints if t >= last_work]
+        cap = 1 if unanswered else 2
+        # A complaint the agent acted on and then showed fixed (a check passed) is settled.
+        checked = [c for c in facts.checks if c.turn > max(complaints) and request.serves(c.turn)]
+        if not unanswered and checked and checked[-1].passed:
+            cap = 3
+        if level > cap:
+            level = cap
+            evidence.extend(Evidence(t, "the user had to ask again or said the work was wrong")
+                            for t in (unanswered or complaints)[:3])
+            causes.append("corrected")
+    return level, evidence, causes
+
+
+def _changes_in(facts: Facts, request: Request) -> list[tuple[int, str | None]]:
+    located = [(turn, path) for turn, path in _edits_with_paths(facts) if request.serves(turn)]
+    return located + [(t, None) for t in facts.unlocated_edits if request.serves(t)]
+
+
+def _judge_change(facts: Facts, request: Request, served: list
+                  ) -> tuple[int, list[Evidence], list[str]]:
+    changes = _changes_in(facts, request)
+    if not changes:
+        tools = [t for t in served if t.role is Role.TOOL]
+        if tools and any(op in _NAMED_OPERATIONS for op in request.operations):
+            # "write a commit message, commit and push": what it asks is to run something.
+            return _judge_operation(facts, request, served)
+        if not tools and _hides_work(facts):
+            return _judge_by_answer(request, served)
+        return (1 if tools else 0), [Evidence(request.turn, "a change was asked for, but no "
+                                                            "file was changed for it")], ["unfinished"]
+    last_edit = max(turn for turn, _ in changes)
+    decided = [c for c in facts.checks if c.turn > last_edit and c.passed is not None]
+    # Checks run for this request (or later ones, when it is the last change) count.
+    if decided and decided[-1].passed:
+        return 3, [], []
+    if decided:
+        return _failed_check(facts, decided[-1])
+    paths = [p for _, p in changes]
+    if all(p is not None and is_doc_file(p) for p in paths) or request.forbids_checks:
+        return 3, [], []
+    undecided = [c for c in facts.checks if c.turn > last_edit]
+    code_edits = [t for t, p in changes if p is None or not is_doc_file(p)]
+    if undecided:
+        return 2, [Evidence(undecided[-1].turn, "the check after the last edit shows no pass or "
+                                                f"failure: {undecided[-1].command[:120]}")], ["no_check"]
+    return 2, [Evidence(max(code_edits, default=last_edit), "no check ran after the last edit, "
+                                                            "so the transcript cannot show the "
+                                                            "change works")], ["no_check"]
+
+
+def _failed_check(facts: Facts, last: Check) -> tuple[int, list[Evidence], list[str]]:
+    evidence = [Evidence(last.turn, f"the last check still fails: {last.command[:120]}")]
+    causes = ["check_failed"]
+    answer = facts.final_answer
+    if answer is not None and answer.index > last.turn and _CLAIMS_SUCCESS.search(answer.content) \
+            and not _ADMITS_FAILURE.search(answer.content):
+        evidence.append(Evidence(answer.index, f"the final message claims success, but the "
+                                               f"check at turn {last.turn} failed"))
+        causes.insert(0, "false_claim")
+    return 1, evidence, causes
+
+
+def _judge_operation(facts: Facts, request: Request, served: list
+                     ) -> tuple[int, list[Evidence], list[str]]:
+    tools = [t for t in served if t.role is Role.TOOL]
+    if not tools:
+        if _hides_work(facts):
+            return _judge_by_answer(request, served)
+        return 1, [Evidence(request.turn, "the operation asked for was never run")], ["not_run"]
+    for op in request.operations or ("run",):
+        pattern = OPERATION_WORDS.get(op, OPERATION_WORDS["run"])
+        runs = [t for t in tools if t.command and pattern.search(t.command)] \
+            if op in _NAMED_OPERATIONS else tools
+        if not runs:
+            return 1, [Evidence(request.turn, f"asked to {op}, but no command did it")], ["not_run"]
+        last = runs[-1]
+        if last.index in facts.failed:
+            return 1, [Evidence(last.index, f"the {op} failed and was not redone")], ["last_call_failed"]
+    return 3, [], []
+
+
+def _hides_work(facts: Facts) -> bool:
+    """Whether the log keeps the answers but not the tool calls (a prompt log, a hook that
+    saves only the final text): fewer tool calls in all than requests for work."""
+    asks = sum(1 for r in facts.main_requests if r.kind != QUESTION)
+    return len(facts.tool_turns) < asks
+
+
+_REPORTS_DONE = re.compile(r"\b(done|created|added|updated|implemented|pushed|committed|fixed|wrote"
+                           r"|written|removed|renamed|changed|passes|passed|clean|works)\b", re.I)
+
+
+def _judge_by_answer(request: Request, served: list) -> tuple[int, list[Evidence], list[str]]:
+    """A request in a log that hides the work: judged by what the answer reports."""
+    answers = [t for t in served if t.role is Role.ASSISTANT and t.content.strip()]
+    if not answers:
+        return 1, [Evidence(request.turn, "the request got no answer")], ["unfinished"]
+    last = answers[-1].content
+    if _REPORTS_DONE.search(last) or word_count(last) >= 40:
+        return 3, [], []
+    return 2, [Evidence(answers[-1].index, "the log hides the work, and the answer does not "
+                                           "report it done")], ["no_check"]
+
+
+def _judge_question(facts: Facts, request: Request, served: list, params: Mapping[str, Any]
+                    ) -> tuple[int, list[Evidence], list[str]]:
+    answers = [t for t in served if t.role is Role.ASSISTANT
+               and word_count(t.content) >= params["min_answer_words"]]
+    if not answers:
+        last = served[-1]
+        return 1, [Evidence(last.index, "the question got no real answer")], ["unanswered"]
+    answer = answers[-1]
+    tools = [t for t in served if t.role is Role.TOOL and t.index < answer.index]
+    gaps: list[Evidence] = []
+    cut = [t for t in tools if _TRUNCATED.search((t.tool_output or "")[-20000:])]
+    if cut:
+        gaps.append(Evidence(cut[-1].index, "the answer rests on a tool output the harness cut "
+                                            "short, and it was not narrowed and read again"))
+    refused = [t for t in tools if t.index in facts.failed and _REFUSED.search(t.tool_output or "")]
+    if refused:
+        gaps.append(Evidence(refused[0].index, f"{len(refused)} of the calls behind the answer "
+                                               f"were refused, and what they would have shown "
+                                               f"is missing"))
+    if _ENDS_ASKING.search(answer.content.strip()[-300:]):
+        gaps.append(Evidence(answer.index, "the answer ends by handing a question back to the user"))
+    if gaps:
+        return 2, gaps, ["partial_answer"]
+    return 3, [], []

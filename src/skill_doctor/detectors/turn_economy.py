@@ -1,0 +1,100 @@
+"""Turn economy (0-2, inverted): was the number of turns reasonable for the work?"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..facts import Facts, classify_check
+from ..model import ToolKind
+from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
+from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
+
+_CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls", "idle_stretch")
+_WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry episodes",
+          "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
+          "failed_calls": "failed calls", "idle_stretch": "calls without progress"}
+
+
+@detector("turns_per_work", causes=_CAUSES, plans_allowed=(int, 3), lookup_streak=(int, 3),
+          min_avoidable=(int, 2))
+def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
+    """The share of the session's tool calls (and user rounds) that were avoidable.
+
+    What it measures: avoidable turns, counted directly, as a share of all tool calls plus
+    the user's messages: todo or plan updates beyond `plans_allowed` (plus one per further
+    request); the calls inside retry episodes after the first attempt, and each time the user
+    had to ask again; a read of a file that had not changed since the same part of it was
+    read; searches and listings in a row beyond `lookup_streak` with nothing read, edited or
+    run between (lookups that one better search would do); and calls that failed for a reason
+    other than a check finding a bug (a command not found, a denied permission). Fewer than
+    `min_avoidable` avoidable turns count as none, so a short session is not judged on one call.
+
+    Why it matters: turns cost time and context; a session where half the calls were spent
+    on bookkeeping, repeats and detours could have been done in half the turns.
+
+    Example: 11 calls to add one line, 6 of them repairing the agent's own broken `sed`
+    edits: 6 of 12 turns avoidable (50%), significantly excessive.
+
+    Instead: give the goal, the files and the acceptance check up front; batch independent
+    reads; read the error before trying again.
+    """
+    tools = [t for t in facts.tool_turns]
+    avoidable: dict[int, str] = {}
+
+    plans = [t.index for t in tools if t.kind is ToolKind.PLAN]
+    allowed = params["plans_allowed"] + max(len(facts.main_requests) - 1, 0)
+    for index in plans[allowed:]:
+        avoidable.setdefault(index, "plan_updates")
+
+    episode_starts: set[int] = set()
+    for episode in find_episodes(facts, DETECTORS_RETRY_PARAMS):
+        if episode.kind != "user":
+            episode_starts.add(episode.turns[0])
+        for index in episode.turns[1:] if episode.kind != "user" else episode.turns:
+            avoidable.setdefault(index, "retries")
+
+    last_read: dict[str, tuple[int, object]] = {}
+    edited_at: dict[str, list[int]] = {}
+    for record in facts.edits:
+        edited_at.setdefault(record.path, []).append(record.turn)
+    for turn, path in facts.reads:
+        window = facts.read_windows.get((turn, path))
+        previous = last_read.get(path)
+        last_read[path] = (turn, window)
+        if previous is not None and window is not None and previous[1] == window and \
+                not any(previous[0] < e < turn for e in edited_at.get(path, ())):
+            avoidable.setdefault(turn, "repeated_reads")
+
+    streak: list[int] = []
+    for t in tools:
+        if t.kind in (ToolKind.SEARCH, ToolKind.LIST):
+            streak.append(t.index)
+            if len(streak) > params["lookup_streak"]:
+                avoidable.setdefault(t.index, "lookup_streak")
+        elif t.kind is not ToolKind.PLAN:
+            streak = []
+
+    for t in tools:
+        # The first attempt of a retry episode is counted with its retries: one of the two
+        # was needed.
+        if t.index in facts.failed and t.index not in episode_starts and \
+                not (t.command and classify_check(t.command)):
+            avoidable.setdefault(t.index, "failed_calls")
+
+    rounds = len(tools) + len(facts.user_turns)
+    count = len(avoidable)
+    share = round(count / rounds, 2) if rounds and count >= params["min_avoidable"] else 0.0
+    by_cause: dict[str, list[int]] = {}
+    for index, cause in sorted(avoidable.items()):
+        by_cause.setdefault(cause, []).append(index)
+    parts = [f"{len(turns)} {_WORDS[cause]}" for cause, turns in
+             sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), _CAUSES.index(kv[0])))]
+    summary = (f"{count} of {rounds} turns were avoidable" + (f": {', '.join(parts)}" if parts else "")
+               if count else f"no avoidable turns in {rounds}")
+    evidence = [Evidence(turns[0], f"{_plural(len(turns), 'turn')} of {_WORDS[cause]}"
+                                   f" (turns {', '.join(map(str, turns[:8]))}"
+                                   f"{', ...' if len(turns) > 8 else ''})")
+                for cause, turns in sorted(by_cause.items(), key=lambda kv: kv[1][0])] \
+        if share else []
+    causes = [cause for cause, turns in by_cause.items() for _ in turns]
+    return Measurement(share, tuple(evidence), summary, _ranked_causes(causes, _CAUSES))

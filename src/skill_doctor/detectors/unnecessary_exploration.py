@@ -1,0 +1,158 @@
+"""Unnecessary exploration (0-3, inverted): reads and searches that served no request."""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+import re
+from typing import Any, Mapping
+
+from ..facts import Facts, relative_path
+from ..model import Role, ToolKind, Turn
+from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
+from .common import _ORIENTATION_FILES, _SCRATCH, _TEST_FILE, _import_tokens, _module_names, _name_tokens, _stem
+
+
+_VENDORED_TREE = re.compile(r"(^|/)(node_modules|site-packages|\.venv|venv|vendor|\.git|target"
+                            r"|__pycache__|\.cache|Library|\.npm|\.cargo|bower_components)/")
+
+
+_HOME_OR_ROOT = re.compile(r"^(/|~/?|/Users/[^/]+/?|/home/[^/]+/?|/root/?|/[a-z]/Users/[^/]+/?"
+                           r"|[A-Za-z]:[/\\](Users[/\\][^/\\]+[/\\]?)?)$")
+
+
+_SHELL_BROAD = re.compile(r"^\s*(?:sudo\s+)?(find|grep\s+-\w*[rR]\w*|rg|ag|fd|ls\s+-\w*R\w*|tree)\s+"
+                          r"(?:-\S+\s+)*['\"]?(/|~/?|\$HOME/?|/Users/[^/\s]+/?|/home/[^/\s]+/?)['\"]?"
+                          r"(\s|$)")
+
+
+def _broad_search(turn: Turn, cwd: str | None) -> str | None:
+    """Why a search or listing swept an unrelated tree, or None when it stayed on task."""
+    command = turn.command
+    where = None
+    if command:
+        match = _SHELL_BROAD.match(command)
+        depth = re.search(r"-(?:max-?depth|-max-depth|L)\s+(\d+)", command)
+        if match and not (depth and int(depth.group(1)) <= 3):
+            where = match.group(2)
+    else:
+        pattern = str((turn.tool_input or {}).get("pattern", ""))
+        for p in turn.paths:
+            root = p.replace("\\", "/")
+            if _HOME_OR_ROOT.match(root) and (cwd is None or relative_path(root, cwd) != ".") \
+                    and ("**" in pattern or turn.kind is ToolKind.SEARCH):
+                where = root
+    if where:
+        return f"searched all of {where}, far beyond the project"
+    lines = [l for l in (turn.tool_output or "").splitlines() if l.strip()]
+    if len(lines) >= 20:
+        vendored = sum(1 for l in lines if _VENDORED_TREE.search(l.replace("\\", "/")))
+        if vendored * 2 > len(lines):
+            return f"{vendored} of {len(lines)} results were inside dependency or tool folders"
+    return None
+
+
+@detector("unused_reads", causes=("unused_read", "repeated_read", "broad_search"))
+def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
+    """Files read that the work never used, repeated reads of an unchanged file, broad searches.
+
+    What it measures: every file read is checked against the work. A read is used when the
+    file was later edited, sits in the folder of an edited file, is imported by an edited file
+    (or imports one), is a test of an edited module, is named in the request, or is referred
+    to afterwards by the agent (in its messages or its later tool calls). Project orientation
+    files (README, CLAUDE.md, AGENTS.md, manifests) and the session's own scratch output are
+    always fair reads. When the request is a question or an investigation, reading is the work:
+    only repeats and broad searches count. A second read of the same part of a file that did
+    not change in between counts (reads of other line ranges, `sed -n '200,340p' f` after
+    `sed -n '1,120p' f`, are not repeats; nor are reads whose range and result the log does
+    not keep), and so does a search or listing that swept an unrelated tree (the home
+    folder, the disk root, or results mostly inside node_modules and the like).
+
+    Why it matters: every off-task read costs a turn and context, and pushes the relevant
+    code out of the model's window. Reading before editing is good practice, not waste.
+
+    Example: to fix `src/api/auth.py` the agent reads `docs/history.md` and `scripts/deploy.sh`,
+    never mentions them again: 2 unused reads.
+
+    Instead: name the files involved in the request, and keep a map of the project in
+    CLAUDE.md / AGENTS.md.
+    """
+    cwd = facts.transcript.cwd
+    edited = set(facts.edited_paths)
+    edited_dirs = {posixpath.dirname(p) for p in edited}
+    judge_use = facts.asks_for_change and facts.changed_code  # unlocated edits: cannot judge use
+    read_names = {posixpath.basename(p) for _, p in facts.reads if len(posixpath.basename(p)) >= 3}
+    # Last turn naming each read file, in one scan of the session's text (no pass per read).
+    last_named: dict[str, int] = {}
+    goal_names: set[str] = set()
+    if judge_use and facts.goal is not None:
+        goal_names = _name_tokens(facts.goal.content) & read_names
+        for t in facts.transcript.turns:
+            if t.meta is not None or t.role is Role.USER:
+                continue
+            text = t.content if t.role is Role.ASSISTANT else \
+                " ".join(str(v) for v in (t.tool_input or {}).values())[:4000]
+            for tok in _name_tokens(text) & read_names:
+                last_named[tok] = t.index
+    imported: set[str] = set()
+    edited_modules: set[str] = set()
+    if judge_use:
+        for e in facts.edits:
+            edited_modules |= _module_names(e.path)
+            for text in (e.edit.after, e.edit.before, e.edit.new):
+                if text:
+                    imported |= _import_tokens(text)
+        for turn, path in facts.reads:
+            if path in edited:
+                imported |= _import_tokens(facts.turn(turn).tool_output or "")
+    edit_turns_by_path: dict[str, list[int]] = {}
+    for e in facts.edits:
+        edit_turns_by_path.setdefault(e.path, []).append(e.turn)
+    for turn, path in facts.shell_writes:
+        edit_turns_by_path.setdefault(path, []).append(turn)
+    for turns in edit_turns_by_path.values():
+        turns.sort()
+
+    evidence: list[Evidence] = []
+    causes: list[str] = []
+    last_read: dict[str, int] = {}
+    judged: set[str] = set()
+    for turn, path in facts.reads:
+        previous = last_read.get(path)
+        last_read[path] = turn
+        if previous is not None:
+            turns = edit_turns_by_path.get(path, ())
+            after = bisect.bisect_right(turns, previous)  # edit turns are in session order
+            changed_between = after < len(turns) and turns[after] < turn
+            window = facts.read_windows.get((turn, path))
+            if not changed_between and not _SCRATCH.search(path) and window is not None \
+                    and window == facts.read_windows.get((previous, path)):
+                evidence.append(Evidence(turn, f"read {path} again; it had not changed since "
+                                               f"turn {previous}"))
+                causes.append("repeated_read")
+            continue
+        if not judge_use or path in judged:
+            continue
+        judged.add(path)
+        name = posixpath.basename(path)
+        if (path in edited or posixpath.dirname(path) in edited_dirs
+                or name.lower() in _ORIENTATION_FILES or _SCRATCH.search(path)
+                or name in goal_names or last_named.get(name, 0) > turn
+                or _module_names(path) & imported
+                or (_TEST_FILE.search(path) and any(m in _stem(path) for m in edited_modules))
+                or edited_modules & _import_tokens(facts.turn(turn).tool_output or "")):
+            continue
+        evidence.append(Evidence(turn, f"read {path}; never edited, imported or referred to "
+                                       f"afterwards"))
+        causes.append("unused_read")
+    for index in facts.explorations:
+        reason = _broad_search(facts.turn(index), cwd)
+        if reason:
+            evidence.append(Evidence(index, reason))
+            causes.append("broad_search")
+    evidence.sort(key=lambda e: e.turn)
+    n = len(evidence)
+    return Measurement(n, tuple(evidence),
+                       "every read served the task" if n == 0 else
+                       (f"{_plural(n, 'read or search', 'reads or searches')} did not serve the task"),
+                       _ranked_causes(causes, ("unused_read", "repeated_read", "broad_search")))

@@ -1,0 +1,298 @@
+"""ledger: every real user message of a session, classified, with the turns that served it.
+
+Part of the facts stage. A session is rarely one request: people ask a question, then ask for a
+change, then say "commit and push". Each user message is classified after its pasted material
+(fenced code, quoted lines, logs) and negated orders ("do not modify any files") are taken out:
+
+- `change`: asks for files to be changed ("fix the pager", "add a --verbose flag");
+- `question`: asks for an answer, a review or an investigation ("why does X freeze?");
+- `operation`: asks for something to be run rather than written (commit, push, deploy, install);
+- `follow_up`: continues the request before it: an acknowledgement or go-ahead ("ok", "yes, do
+  it"), a clarification ("I'm using Ghostty"), a restatement of the same request, or a report
+  that the work is not right ("still doesn't work"). A go-ahead that accepts the agent's offer
+  to change something makes that offer the request.
+
+The main requests (change, question, operation) each own the turns up to the next main
+request; follow-ups add their turns to the request they continue, and say whether the user had
+to restate or reject the work.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .model import Role, Turn
+
+CHANGE, QUESTION, OPERATION, FOLLOW_UP = "change", "question", "operation", "follow_up"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One user message and what it asked for."""
+
+    turn: int
+    kind: str  # change | question | operation | follow_up
+    text: str  # the message without pasted material, for display and matching
+    # The turns that served the request: from the message up to the next main request.
+    end: int = 0
+    # Follow-ups that continue this request: the user restated it or said the work is wrong.
+    restated_at: tuple[int, ...] = ()
+    rejected_at: tuple[int, ...] = ()
+    operations: tuple[str, ...] = ()  # what an operation request asks to run: push, commit ...
+    forbids_checks: bool = False  # "don't test", "no need to run it"
+
+    def serves(self, index: int) -> bool:
+        return self.turn < index <= self.end
+
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_TAGGED = re.compile(r"<([a-zA-Z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.S)
+_QUOTED = re.compile(r"^\s*>.*$", re.M)
+# Lines pasted from a terminal or a log: tracebacks, prompts, stack frames, indented code.
+_PASTED_LINE = re.compile(r"^(?:\s{4,}\S|\t|\s*(?:Traceback|File \"|at \S+\(|\$ |[A-Z]\w+Error:|"
+                          r"\d{4}-\d\d-\d\d[ T]\d\d:|E\s{2,}|error\[|warning:)).*$", re.M)
+_NEGATED = re.compile(
+    r"\b(?:do not|don'?t|dont|never|without|no need to|not to|avoid|nor|stop)\s+"
+    r"(?:\w+\s+){0,2}?"
+    r"(?:modify|modifying|change|changing|edit|editing|touch|touching|write|writing|add|adding"
+    r"|create|creating|delete|deleting|remove|removing|replace|replacing|update|updating|commit"
+    r"|push|fix|fixing|implement|make|making|test|testing|run|running|search|searching|block)\b"
+    r"[^.,;:!?\n]*", re.I)
+_FORBIDS_CHECKS = re.compile(r"\b(?:do not|don'?t|dont|no need to|not to|never|without)\s+"
+                             r"(?:\w+\s+)?(?:test|testing|run (?:the )?tests?|build|check)\b", re.I)
+
+_ACK = re.compile(
+    r"^\W*(ok(ay)?|k|yes|yep|yeah|yup|sure|thanks?|thank you|ty|great|perfect|cool|nice|good"
+    r"|awesome|lgtm|looks good|sounds good|go( ahead)?|go for it|do it|continue|proceed|carry on"
+    r"|keep going|next|approved?|confirm(ed)?|right|correct|exactly|agreed|fine|done|y|👍|✅)"
+    r"(\W+(ok(ay)?|yes|thanks?|please|pls|go ahead|do it|continue|proceed|that|it|now|then"
+    r"|lgtm|great|perfect|sure))*\W*$", re.I)
+_GO_AHEAD = re.compile(r"^\W*(ok(ay)?|yes|yep|yeah|sure|go( ahead)?|do it|proceed|please do"
+                       r"|let'?s do it|sounds good|approved?|continue)\b", re.I)
+_OFFER = re.compile(r"\b(would you like me to|do you want me to|want me to|shall i|should i"
+                    r"|i can (also )?|let me know if you(?:'d| would)? like me to)\b", re.I)
+_REJECTS = re.compile(
+    r"\b(still (doesn'?t|does not|didn'?t|not|fails?|failing|broken|wrong|the same|shows?|has)"
+    r"|(doesn'?t|does not|didn'?t|did not|isn'?t|is not|not) (work|working|fixed|right|correct)"
+    r"|that'?s not (what|right|it)|not what i (asked|wanted|meant)|you (broke|forgot|missed|didn'?t)"
+    r"|wrong|no[, ]+(that|this|it)|undo|revert|why did you|it'?s broken|still (an )?error"
+    r"|same (error|problem|issue)|^\W*too (long|short|big|small|verbose|much)\b"
+    r"|not (showing|displaying|displayed|shown|visible|rendering|appearing|loading|updating))", re.I)
+_QUESTION_OPENING = re.compile(
+    r"^\s*(how|what|why|where|which|who|whom|is|are|was|were|does|do|did|can|could|should"
+    r"|would|will|explain|tell me|describe|show me|investigate|look into|find out|figure out"
+    r"|research|review|analy[sz]e|audit|explore|understand|diagnose|summari[sz]e|check|compare"
+    r"|list|trace|troubleshoot|evaluate|assess|recommend|suggest|any idea)\b", re.I)
+# Openings that ask for an answer even without a question mark ("explain the parser").
+_INVESTIGATION = re.compile(r"^\s*(explain|tell me|describe|show me|investigate|look into|find out"
+                            r"|figure out|research|review|analy[sz]e|audit|explore|understand|diagnose"
+                            r"|summari[sz]e|check|compare|list|trace|troubleshoot|evaluate|assess"
+                            r"|recommend|suggest|how|what|why|where|which|who)\b", re.I)
+_CHANGE_WORDS = re.compile(
+    r"\b(fix|add|implement|create|write|update|change|modify|refactor|remove|delete|rename|make"
+    r"|build|convert|migrate|replace|edit|improve|optimi[sz]e|support|bump|upgrade|set ?up|setup"
+    r"|generate|redact|move|rewrite|port|extend|enable|disable|handle|introduce|clean ?up"
+    r"|patch|correct|adjust|tweak|translate|document|speed ?up|save|put|wire|hook ?up"
+    r"|resolve|repair|restore|split|inline|extract|simplify|format|apply|configure"
+    r"|scaffold|draft|append|insert|increase|decrease|reduce|center|centre|align|style|use"
+    r"|switch|keep|include|show|display|integrate|debug)\b", re.I)
+_IMPERATIVE_BEFORE = re.compile(
+    r"(^|[.!?;:\n(]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"
+    r"|must|can|could|would|we|i'?d like you to|go ahead|and then|first|finally|instead|but|need|help me"
+    r"|needs|want|start)\s*,?)\s*$", re.I)
+_FIX_ORDER = re.compile(r"\b(and|then|also|please|,)\s+(fix|change|update|implement|add|apply"
+                        r"|patch|correct|resolve|repair|make)\b", re.I)
+# What an operation request asks to run, and the command words that do it.
+OPERATION_WORDS: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, re.I) for name, pattern in (
+        ("commit", r"\bgit\b.*\bcommit\b"), ("push", r"\bgit\b.*\bpush\b|\bgh\b.*\bpr\b"),
+        ("pull", r"\bgit\b.*\b(pull|fetch|merge|rebase)\b"), ("merge", r"\bgit\b.*\b(merge|rebase|pull)\b"),
+        ("rebase", r"\bgit\b.*\brebase\b"), ("clone", r"\bgit\b.*\bclone\b|\bgh\b.*\bclone\b"),
+        ("tag", r"\bgit\b.*\btag\b"), ("checkout", r"\bgit\b.*\b(checkout|switch|branch)\b"),
+        ("deploy", r"deploy|publish|release|upload|kubectl|terraform|fly |vercel|netlify"),
+        ("publish", r"publish|release|upload|twine|npm\s+publish"),
+        ("install", r"install|brew|apt|pip|npm\s+i\b|cargo\s+add|uv\s+add"),
+        ("login", r"\blog ?in\b|\bauth\b"),
+        ("run", r"."), ("start", r"."), ("restart", r"."), ("stop", r"."), ("execute", r"."),
+        ("launch", r"."), ("open", r"."),
+    )
+}
+_OPERATION_REQUEST = re.compile(
+    r"(?:^|[.!?;:\n,]|\b(?:please|and|then|also|now|just|can you|could you|pls|go ahead and)\s+)"
+    r"\s*(commit|push|pull|merge|rebase|clone|tag|checkout|deploy|publish|install|log ?in|run"
+    r"|start|restart|stop|execute|launch|open)\b", re.I)
+
+
+# Chinese, Japanese and Korean requests have no spaces between words: their own vocabulary.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK_ACK = re.compile(r"^\W*(可以|好的?|行|嗯|是的?|对|继续|谢谢|没问题|ok|はい|お願いします|네|좋아요?|계속)\W*$", re.I)
+_CJK_CHANGE = re.compile(r"修改|改成|改为|改一下|添加|增加|加上|实现|实施|创建|新建|编写|写一|写个|更新|删除|删掉|移除"
+                         r"|重构|修复|修正|修一下|配置|设置|补充|替换|优化|调整|完成|生成|支持|迁移|整理"
+                         r"|追加|作成|実装|変更|削除|修正して|してください|수정|추가|만들|구현|변경|삭제|고쳐|해줘|해 ?주세요")
+_CJK_QUESTION = re.compile(r"[吗呢？?]|什么|为什么|怎么|如何|哪些|哪个|是否|有没有|多少|检查|分析|解释|看看|查看"
+                           r"|なぜ|どう|ですか|뭐|왜|어떻게|인가요|나요|까요")
+_CJK_OPERATION = re.compile(r"提交|推送|部署|运行|执行|登录|コミット|プッシュ|커밋|푸시|배포")
+
+
+def _classify_cjk(text: str) -> str:
+    if _CJK_ACK.match(text):
+        return FOLLOW_UP
+    change = _CJK_CHANGE.search(text) or asks_for_change(_CJK.sub(" ", text))
+    question = _CJK_QUESTION.search(text)
+    if change and not (question and question.start() < change.start() and "帮" not in text[:change.start()]):
+        return CHANGE
+    if question:
+        return QUESTION
+    if _CJK_OPERATION.search(text) or _OPERATION_REQUEST.search(text):
+        return OPERATION
+    return FOLLOW_UP if len(_CJK.findall(text)) <= 24 else CHANGE
+
+
+# "Can you add ...", "could we store ...": a question in form, an order in fact.
+_POLITE_ORDER = re.compile(r"^\s*(?:can|could|would|will)\s+(?:you|we|u)\s+(?:please\s+|maybe\s+|also\s+)?"
+                           r"(?:\w+\s+)?(?:" + _CHANGE_WORDS.pattern[3:-3] + r"|store|persist)\b", re.I)
+# A message that is only shell commands asks for them to be run.
+_COMMAND_LINE = re.compile(r"^\s*(?:\$\s*)?(?:git|gh|npm|npx|pnpm|yarn|pip|pip3|uv|docker|kubectl|make"
+                           r"|cargo|go|python\d?|node|cd|ls|brew|apt(?:-get)?|sudo|curl|ssh|scp)\b")
+
+
+def strip_pasted(text: str) -> str:
+    """The user's own words: fenced blocks, tagged blocks, quoted and pasted lines removed."""
+    text = _FENCE.sub(" ", text)
+    text = _TAGGED.sub(" ", text)
+    text = _QUOTED.sub("", text)
+    text = _PASTED_LINE.sub("", text)
+    return text.strip()
+
+
+def asks_for_change(text: str) -> bool:
+    """Whether a message orders a change (vs. asks a question or describes something).
+
+    Negated orders ("do not modify any files") are dropped first. A message that opens like a
+    question or an investigation asks for an answer unless it also orders a fix ("... and fix
+    it"); otherwise a change verb counts only where it gives an order: at the start of a
+    clause or after "please", "can you", "and", "then" ...; "when I add a tab" describes.
+    """
+    text = _NEGATED.sub(" ", text)
+    if _POLITE_ORDER.match(text):
+        return True
+    if _QUESTION_OPENING.match(text) and "?" in text:
+        return bool(_FIX_ORDER.search(text))
+    if _QUESTION_OPENING.match(text) and _INVESTIGATION.match(text):
+        return bool(_FIX_ORDER.search(text))
+    for match in _CHANGE_WORDS.finditer(text):
+        before = text[max(0, match.start() - 40):match.start()]
+        if _IMPERATIVE_BEFORE.search(before):
+            return True
+    return False
+
+
+def classify(text: str, previous_answer: str = "") -> str:
+    """The kind of one user message (its pasted material already stripped)."""
+    words = text.split()
+    if not words:
+        return FOLLOW_UP
+    if _CJK.search(text):
+        return _classify_cjk(text)
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and all(_COMMAND_LINE.match(line) for line in lines):
+        return OPERATION
+    if _ACK.match(text) or len(words) <= 6 and _GO_AHEAD.match(text):
+        # A go-ahead accepting an offer to change something asks for that change.
+        if _GO_AHEAD.match(text) and _OFFER.search(previous_answer[-600:]) and \
+                asks_for_change(_OFFER.split(previous_answer[-600:], 1)[-1]):
+            return CHANGE
+        return FOLLOW_UP
+    if asks_for_change(text):
+        return CHANGE
+    if _OPERATION_REQUEST.search(_NEGATED.sub(" ", text)):
+        return OPERATION
+    if _QUESTION_OPENING.match(text) or "?" in re.sub(r"\S+://\S+", "", text):
+        return QUESTION
+    # Words that neither ask nor order ("M-Claude", "I'm using Ghostty", "I set that on
+    # purpose") inform the request before them; `build` takes a first message that only
+    # describes a problem as the request to solve it.
+    return FOLLOW_UP
+
+
+def _operations(text: str) -> tuple[str, ...]:
+    found = [m.group(1).lower().replace(" ", "")
+             for m in _OPERATION_REQUEST.finditer(_NEGATED.sub(" ", text))]
+    found += [m.group(1).lower() for m in re.finditer(
+        r"^\s*(?:\$\s*)?git\s+(?:-\S+\s+)*(commit|push|pull|merge|rebase|clone|tag|checkout)\b",
+        text, re.M)]
+    return tuple(dict.fromkeys(found))
+
+
+def _tokens(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9_]{3,}", text.lower())}
+
+
+def _restates(text: str, earlier: str) -> bool:
+    """Whether a message says the same as an earlier one (the user had to ask again)."""
+    a, b = _tokens(text), _tokens(earlier)
+    if not a or not b:
+        return text.strip().lower() == earlier.strip().lower() and bool(text.strip())
+    shared = len(a & b)
+    # The same words again, or the earlier request repeated inside a longer one.
+    short, long = sorted((len(a), len(b)))
+    return shared / len(a | b) >= 0.6 or (short >= 6 and long <= 4 * short and shared / short >= 0.7)
+
+
+def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
+    """The ledger of one session's turns (injected text excluded)."""
+    drafts: list[dict] = []
+    last_answer = ""
+    worked = False
+    for turn in turns:
+        if turn.meta is not None:
+            continue
+        if turn.role is Role.ASSISTANT:
+            last_answer = turn.content or last_answer
+            continue
+        if turn.role is Role.TOOL:
+            worked = True
+            continue
+        text = strip_pasted(turn.content)
+        if drafts and not worked and not last_answer:
+            # Two messages in a row before the agent answered are one request.
+            previous = drafts[-1]
+            previous["text"] = (previous["text"] + "\n" + text).strip()
+            kind = classify(previous["text"], "")
+            if previous["kind"] != FOLLOW_UP or kind != FOLLOW_UP:
+                previous["kind"] = kind if kind != FOLLOW_UP else previous["kind"]
+            previous["ops"] = tuple(dict.fromkeys(previous["ops"] + _operations(text)))
+            previous["forbids"] = previous["forbids"] or bool(_FORBIDS_CHECKS.search(text))
+            continue
+        kind = classify(text, last_answer)
+        if kind == FOLLOW_UP and not drafts and len(text.split()) > 12:
+            kind = CHANGE  # a first message that describes a problem asks to solve it
+        main = next((d for d in reversed(drafts) if d["kind"] != FOLLOW_UP), None)
+        if main is not None and kind != FOLLOW_UP and _restates(text, main["text"]):
+            main["restated"].append(turn.index)
+            kind = FOLLOW_UP
+        elif main is not None and (worked or last_answer) and _REJECTS.search(text) and \
+                kind != QUESTION:
+            main["rejected"].append(turn.index)
+            kind = FOLLOW_UP
+        ops = _operations(text)
+        drafts.append({"turn": turn.index, "kind": kind, "text": text, "restated": [],
+                       "rejected": [], "ops": ops, "forbids": bool(_FORBIDS_CHECKS.search(text))})
+        last_answer = ""
+        worked = False
+    last_index = turns[-1].index if turns else 0
+    requests: list[Request] = []
+    mains = [i for i, d in enumerate(drafts) if d["kind"] != FOLLOW_UP]
+    for position, i in enumerate(mains):
+        d = drafts[i]
+        following = mains[position + 1] if position + 1 < len(mains) else None
+        end = drafts[following]["turn"] - 1 if following is not None else last_index
+        forbids = d["forbids"] or any(f["forbids"] for f in drafts[i + 1:following])
+        requests.append(Request(d["turn"], d["kind"], d["text"], end, tuple(d["restated"]),
+                                tuple(d["rejected"]), d["ops"], forbids))
+    # Follow-ups before any main request (a greeting, "clear") are kept as such.
+    for d in drafts:
+        if d["kind"] == FOLLOW_UP:
+            requests.append(Request(d["turn"], FOLLOW_UP, d["text"], d["turn"]))
+    return tuple(sorted(requests, key=lambda r: r.turn))

@@ -1,0 +1,81 @@
+"""The request ledger: how each user message is classified and which turns serve it."""
+
+from __future__ import annotations
+
+import pytest
+
+from skill_doctor import facts, ledger
+from skill_doctor.model import Role, ToolKind, Transcript, Turn
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("Fix the page count in src/pager.py, it drops the last partial page.", ledger.CHANGE),
+    ("Can you add a --verbose flag to the CLI?", ledger.CHANGE),
+    ("Why does the terminal freeze when I add a tab?", ledger.QUESTION),
+    ("Investigate why the tab freezes when I add a tab", ledger.QUESTION),
+    ("Review the changes against main and report problems. Do not modify any files.", ledger.QUESTION),
+    ("commit and push", ledger.OPERATION),
+    ("pull and merge M-Claude", ledger.OPERATION),
+    ("git remote add origin git@example.com:me/x.git\ngit push -u origin main", ledger.OPERATION),
+    ("ok thanks", ledger.FOLLOW_UP),
+    ("I'm using Ghostty", ledger.FOLLOW_UP),
+    ("when running the scan on staged files dont block the commit, instead redact each secret", ledger.CHANGE),
+    ("帮我配置下Maple Mono NF CN这个", ledger.CHANGE),
+    ("比较适合macos系统terminal的中文字体有哪些推荐？", ledger.QUESTION),
+    ("可以", ledger.FOLLOW_UP),
+])
+def test_classify(text, kind):
+    assert ledger.classify(ledger.strip_pasted(text)) == kind
+
+
+def test_pasted_code_and_negated_orders_do_not_make_a_change_request():
+    text = "What does this print?\n```python\nfix_everything()\nwrite_file('x')\n```\nDon't change any files."
+    assert ledger.classify(ledger.strip_pasted(text)) == ledger.QUESTION
+
+
+def test_go_ahead_accepting_an_offer_to_change_is_a_change():
+    offer = "The bug is in pager.py. Would you like me to fix the rounding there?"
+    assert ledger.classify("yes please", offer) == ledger.CHANGE
+    assert ledger.classify("yes please", "The tests pass.") == ledger.FOLLOW_UP
+
+
+def _turns(*specs):
+    turns = []
+    for i, (role, text) in enumerate(specs, start=1):
+        turns.append(Turn(i, role, text))
+    return tuple(turns)
+
+
+def test_restated_and_rejected_requests_stay_one_request():
+    turns = _turns((Role.USER, "login to git"), (Role.ASSISTANT, "Running gh auth login."),
+                   (Role.USER, "login to git"), (Role.ASSISTANT, "Logged in."),
+                   (Role.USER, "Make the toggle switch the chart"), (Role.ASSISTANT, "Done."),
+                   (Role.USER, "Still doesn't work."), (Role.ASSISTANT, "Fixed the handler."))
+    requests = ledger.build(turns)
+    mains = [r for r in requests if r.kind != ledger.FOLLOW_UP]
+    assert [(r.turn, r.end) for r in mains] == [(1, 4), (5, 8)]
+    assert mains[0].restated_at == (3,) and mains[1].rejected_at == (7,)
+
+
+def test_two_messages_before_the_answer_are_one_request():
+    turns = _turns((Role.USER, "Figma URL: https://example.com/design/1"),
+                   (Role.USER, "Write production grade React code for the given Figma design."),
+                   (Role.ASSISTANT, "Scaffolding the project."))
+    mains = [r for r in ledger.build(turns) if r.kind != ledger.FOLLOW_UP]
+    assert [(r.turn, r.kind) for r in mains] == [(1, ledger.CHANGE)]
+
+
+def test_an_edit_that_names_no_file_changes_the_file_the_request_names():
+    def tool(i, name, kind, inp, paths=()):
+        return Turn(i, Role.TOOL, tool_name=name, tool_input=inp, kind=kind, paths=paths)
+    turns = (
+        Turn(1, Role.USER, "Refine _create_model_instance in core/dict_to_model.py"),
+        tool(2, "read_file", ToolKind.READ, {"target_file": "core/dict_to_model.py"},
+             ("core/dict_to_model.py",)),
+        tool(3, "read_file", ToolKind.READ, {"target_file": "core/utils.py"}, ("core/utils.py",)),
+        tool(4, "edit_file", ToolKind.EDIT, {"target_file": "", "old_string": "a = 1\n",
+                                             "new_string": "a = 2\n"}),
+    )
+    f = facts.compute(Transcript(source="x", harness="specstory", turns=turns))
+    assert [(e.turn, e.path) for e in f.edits] == [(4, "core/dict_to_model.py")]
+    assert f.unlocated_edits == ()
