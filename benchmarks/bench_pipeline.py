@@ -5,8 +5,11 @@ stay unique): Claude Code JSONL of 1, 10 and 100 MB (and 1 GB with --gb), a 10 M
 rollout and a 10 MB plain-text log. Then times, side by side, the decode floor (read and
 JSON-decode every line with the standard library and with orjson), `skill-doctor report`,
 `skill-doctor check` (when the command exists), start-up, and claude-code-log when it is
-installed. Prints medians, MB/s, peak RSS and the ratios the targets are stated in, and writes
-everything as JSON (benchmarks/out/pipeline.json).
+installed. Prints medians, MB/s, peak RSS and the ratios the targets are stated in (report and
+check against the orjson per-line floor of the same run, check against report, the fixed cost
+of start-up plus page building on 1 MB, what importing the page renderer costs), and writes
+everything as JSON (benchmarks/out/pipeline.json). The inputs are built in the system's
+temporary folder (skill-doctor-bench/, kept for the next run), never in the repository.
 
     python benchmarks/bench_pipeline.py            # 1, 10, 100 MB
     python benchmarks/bench_pipeline.py --gb       # also 1 GB (memory bound check)
@@ -30,10 +33,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
 OUT = ROOT / "benchmarks" / "out"
+INPUTS = Path(tempfile.gettempdir()) / "skill-doctor-bench"
 MB = 1024 * 1024
-# Measure this checkout's code, wherever the command runs from.
+# --in-place: measure this checkout's code with this interpreter, wherever the command runs from.
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
     p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p)}
+
+
+def fresh_install() -> str:
+    """The interpreter of a new virtual environment holding a plain `pip install .` of this
+    checkout (dependencies as declared, bytecode compiled by pip): what a user runs."""
+    global ENV
+    venv = INPUTS / "venv"
+    if venv.exists():
+        shutil.rmtree(venv)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "install", "--quiet", str(ROOT)], check=True)
+    ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+    return python
 _ID = re.compile(r'"(uuid|parentUuid|sessionId|id|tool_use_id|leafUuid|messageId|call_id)":\s*"([^"]+)"')
 
 
@@ -43,7 +61,7 @@ def _rewrite(line: str, copy: int) -> str:
 
 def build_jsonl(name: str, folder: str, size_mb: int) -> Path:
     """Concatenate the folder's real sessions, ids rewritten per copy, up to `size_mb`."""
-    target = OUT / "inputs" / f"{name}-{size_mb}mb.jsonl"
+    target = INPUTS / f"{name}-{size_mb}mb.jsonl"
     if target.exists() and target.stat().st_size >= size_mb * MB:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -64,7 +82,7 @@ def build_jsonl(name: str, folder: str, size_mb: int) -> Path:
 
 
 def build_plaintext(size_mb: int) -> Path:
-    target = OUT / "inputs" / f"plain-{size_mb}mb.txt"
+    target = INPUTS / f"plain-{size_mb}mb.txt"
     if target.exists() and target.stat().st_size >= size_mb * MB:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -82,24 +100,38 @@ def build_plaintext(size_mb: int) -> Path:
     return target
 
 
+_FLOOR = """
+import sys, time
+if sys.argv[2] == "orjson":
+    import orjson
+    loads = orjson.loads
+else:
+    import json
+    loads = json.loads
+start = time.process_time()  # CPU time, like the children's figures below
+with open(sys.argv[1], "rb") as fh:
+    for line in fh:
+        try:
+            loads(line)
+        except ValueError:
+            pass
+print(time.process_time() - start)
+"""
+PYTHON = sys.executable  # the interpreter measured (a fresh install's unless --in-place)
+
+
 def floor(path: Path, decoder: str) -> float:
-    if decoder == "orjson":
-        import orjson
-        loads = orjson.loads
-    else:
-        loads = json.loads
-    start = time.perf_counter()
-    with open(path, "rb") as fh:
-        for line in fh:
-            try:
-                loads(line)
-            except ValueError:
-                pass
-    return time.perf_counter() - start
+    """CPU seconds to read and JSON-decode every line, in the measured interpreter."""
+    out = subprocess.run([PYTHON, "-c", _FLOOR, str(path), decoder], capture_output=True,
+                         text=True, check=True, env=ENV)
+    return float(out.stdout)
 
 
-def run(cmd: list[str], cwd: Path) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MiB, exit code) of one child process.
+def run(cmd: list[str], cwd: Path) -> tuple[float, float, float, int]:
+    """(wall seconds, CPU seconds, peak RSS MiB, exit code) of one child process.
+
+    Ratios are taken on CPU time: on a shared machine the wall clock of one run measures the
+    neighbours' load as much as the work.
 
     HOME is the run's own temporary folder, so no tool (peers keep caches there) reads or
     writes the real session stores.
@@ -117,17 +149,19 @@ def run(cmd: list[str], cwd: Path) -> tuple[float, float, int]:
             errors.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed ({code}): "
                              f"{errors.read().decode(errors='replace')[-500:]}")
-    return wall, usage.ru_maxrss / 1024, code
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code
 
 
 def median_run(cmd_for, runs: int) -> dict:
-    walls, rss = [], []
+    walls, cpus, rss = [], [], []
     for i in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
-            wall, peak, code = run(cmd_for(Path(tmp)), Path(tmp))
+            wall, cpu, peak, code = run(cmd_for(Path(tmp)), Path(tmp))
             walls.append(wall)
+            cpus.append(cpu)
             rss.append(peak)
-    return {"seconds": statistics.median(walls), "peak_rss_mib": max(rss), "exit": code}
+    return {"wall_seconds": statistics.median(walls), "seconds": statistics.median(cpus),
+            "peak_rss_mib": max(rss), "exit": code}
 
 
 def has_command(name: str) -> bool:
@@ -141,6 +175,10 @@ def main() -> int:
     parser.add_argument("--gb", action="store_true", help="also measure a 1 GB Claude Code input")
     parser.add_argument("--quick", action="store_true", help="1 and 10 MB, one run each")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--plain-mb", type=int, default=10, help="size of the plain-text log")
+    parser.add_argument("--in-place", action="store_true",
+                        help="run this checkout's src/ with this interpreter instead of a fresh "
+                             "virtual environment with a plain `pip install .`")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"the shared corpus is needed at {CORPUS}", file=sys.stderr)
@@ -149,8 +187,10 @@ def main() -> int:
     sizes = [1, 10] if args.quick else [1, 10, 100]
     if args.gb:
         sizes.append(1024)
-    py = sys.executable
-    results: dict = {"python": sys.version.split()[0], "runs": runs, "claude": {}, "other": {}}
+    global PYTHON
+    py = PYTHON = sys.executable if args.in_place else fresh_install()
+    results: dict = {"python": sys.version.split()[0], "runs": runs, "claude": {}, "other": {},
+                     "install": "in place" if args.in_place else "pip install ."}
     check = has_command("check")
 
     for size in sizes:
@@ -175,8 +215,8 @@ def main() -> int:
         "mb": round(codex.stat().st_size / MB, 1),
         "floor_orjson_s": statistics.median(floor(codex, "orjson") for _ in range(runs)),
         "report": median_run(lambda d: [py, "-m", "skill_doctor", "report", str(codex), "-o", "r"], runs)}
-    plain = build_plaintext(10)
-    results["other"]["plain_10mb"] = {
+    plain = build_plaintext(args.plain_mb)
+    results["other"][f"plain_{args.plain_mb}mb"] = {
         "mb": round(plain.stat().st_size / MB, 1),
         "report": median_run(lambda d: [py, "-m", "skill_doctor", "report", str(plain), "-o", "r"], runs)}
 
@@ -185,7 +225,7 @@ def main() -> int:
         for jobs in (1, 2):
             batch[f"j{jobs}"] = median_run(lambda d: [py, "-m", "skill_doctor", "batch",
                                                       str(CORPUS), "-o", "b", "-j", str(jobs)],
-                                           runs)["seconds"]
+                                           runs)["wall_seconds"]  # parallelism: wall time
         batch["ratio"] = batch["j2"] / batch["j1"]
         results["batch_corpus"] = batch
 
@@ -203,6 +243,18 @@ def main() -> int:
                             "print('LOADED', 'lark' in sys.modules, 'dominate' in sys.modules)"],
                            capture_output=True, text=True, env=ENV)
     results["startup"]["json_path_imports_lark_or_dominate"] = probe.stdout.strip().splitlines()[-1]
+    # What the page's modules cost to import apart from rendering: skill_doctor.render (with
+    # the overview and findings it needs) and dominate, which render imports when it builds
+    # the page (and which imports asyncio). Lazy imports cannot take these off `report`.
+    for module, key in (("skill_doctor.render", "import_render_ms"), ("dominate", "import_dominate_ms")):
+        probe = subprocess.run([py, "-X", "importtime", "-c", f"import {module}"],
+                               capture_output=True, text=True, env=ENV)
+        cumulative = {line.split("|")[2].strip(): int(line.split("|")[1])
+                      for line in probe.stderr.splitlines() if line.count("|") == 2
+                      and line.split("|")[1].strip().isdigit()}
+        results["startup"][key] = cumulative.get(module, 0) / 1000
+        if module == "dominate":
+            results["startup"]["import_asyncio_ms"] = cumulative.get("asyncio", 0) / 1000
 
     _print(results)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -212,20 +264,23 @@ def main() -> int:
 
 
 def _print(r: dict) -> None:
-    print(f"{'input':<14}{'MB':>8}{'json s':>9}{'orjson s':>10}{'report s':>10}{'MB/s':>8}"
+    print("CPU seconds (floors, report, check) unless marked wall")
+    print(f"{'input':<14}{'MB':>8}{'json s':>9}{'orjson s':>10}{'report s':>10}{'wall s':>8}{'MB/s':>8}"
           f"{'x floor':>9}{'RSS MiB':>9}{'check s':>9}{'ccl s':>8}")
     for size, e in r["claude"].items():
         rep = e["report"]
         ratio = rep["seconds"] / e["floor_orjson_s"]
         print(f"{'claude ' + size + 'MB':<14}{e['mb']:>8.1f}{e['floor_json_s']:>9.2f}"
-              f"{e['floor_orjson_s']:>10.2f}{rep['seconds']:>10.2f}{e['mb'] / rep['seconds']:>8.1f}"
+              f"{e['floor_orjson_s']:>10.2f}{rep['seconds']:>10.2f}{rep['wall_seconds']:>8.2f}"
+              f"{e['mb'] / rep['seconds']:>8.1f}"
               f"{ratio:>9.2f}{rep['peak_rss_mib']:>9.0f}"
               f"{e['check']['seconds'] if 'check' in e else float('nan'):>9.2f}"
               f"{e['claude_code_log']['seconds'] if 'claude_code_log' in e else float('nan'):>8.2f}")
     for name, e in r["other"].items():
         rep = e["report"]
         print(f"{name:<14}{e['mb']:>8.1f}{'':>9}{e.get('floor_orjson_s', float('nan')):>10.2f}"
-              f"{rep['seconds']:>10.2f}{e['mb'] / rep['seconds']:>8.1f}{'':>9}{rep['peak_rss_mib']:>9.0f}")
+              f"{rep['seconds']:>10.2f}{rep['wall_seconds']:>8.2f}{e['mb'] / rep['seconds']:>8.1f}"
+              f"{'':>9}{rep['peak_rss_mib']:>9.0f}")
     c = r["claude"]
     s = r["startup"]
     if "10" in c and "100" in c:
@@ -233,7 +288,15 @@ def _print(r: dict) -> None:
         fixed = c["1"]["report"]["seconds"] if "1" in c else 0.0
         ratio = c["100"]["report"]["seconds"] / c["10"]["report"]["seconds"]
         net = (c["100"]["report"]["seconds"] - fixed) / max(c["10"]["report"]["seconds"] - fixed, 1e-9)
-        print(f"scaling 10 -> 100 MB: {ratio:.1f}x wall, {net:.1f}x net of the 1 MB run's fixed cost")
+        print(f"scaling 10 -> 100 MB: {ratio:.1f}x CPU time, {net:.1f}x net of the 1 MB run's fixed cost")
+    for size, e in c.items():
+        if "check" in e:
+            print(f"{size} MB: report {e['report']['seconds'] / e['floor_orjson_s']:.1f}x the orjson "
+                  f"floor, check {e['check']['seconds'] / e['floor_orjson_s']:.1f}x; check/report "
+                  f"{e['check']['seconds'] / e['report']['seconds']:.2f}")
+    if "1" in c:
+        print(f"fixed cost on 1 MB (start-up, decode, grade, page): report "
+              f"{c['1']['report']['seconds']:.2f} s")
     if "1024" in c:
         print(f"1 GB: {c['1024']['report']['seconds']:.1f} s, peak RSS {c['1024']['report']['peak_rss_mib']:.0f} MiB")
     if "batch_corpus" in r:
@@ -243,6 +306,8 @@ def _print(r: dict) -> None:
           f"(+{s['overhead_ms']} ms)" + (f", check of a small session {s['check_small_s'] * 1000:.0f} ms"
                                           if "check_small_s" in s else ""))
     print(f"lark/dominate loaded on a JSON-only path: {s['json_path_imports_lark_or_dominate']}")
+    print(f"imports of the page: skill_doctor.render {s['import_render_ms']:.0f} ms, dominate "
+          f"{s['import_dominate_ms']:.0f} ms (of which asyncio {s['import_asyncio_ms']:.0f} ms)")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
-"""Plain-text parsing speed: MB/s of the generic dialect and parser construction time.
+"""Plain-text parsing speed: MB/s of the generic dialect, parser construction time, and time
+per MB from 100 KB to 10 MB for ordinary logs and for the constructs that once made lexing
+quadratic (it must stay flat: decoding is linear).
 
-Builds 1 MB and 10 MB generic role-marker logs deterministically (no randomness), then times
-the Lark parse alone and the whole decode (parse plus turn building), and the construction of
-the LALR parser: the first build, a rebuild, and the in-process cache (there is no disk cache).
+Builds generic role-marker logs deterministically (no randomness), then times the parse alone
+and the whole decode (parse plus turn building), and the construction of the LALR parser: the
+first build, a rebuild, and the in-process cache (there is no disk cache). The pathological
+inputs are the cases of tests/test_plaintext_linear.py.
 
-    PYTHONPATH=src python benchmarks/bench_plaintext.py
+    PYTHONPATH=src:tests python benchmarks/bench_plaintext.py [--quick]
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from skill_doctor.decode import decode_file  # noqa: E402
 from skill_doctor.decode import textparse  # noqa: E402
@@ -83,7 +88,44 @@ def main() -> int:
             turns = len(decode_file(path).turns)
             print(f"{size:5.1f} MB: parse {size / parse_time:6.1f} MB/s, "
                   f"decode {size / decode_time:6.1f} MB/s ({turns} turns)")
+        flat(Path(folder), quick="--quick" in sys.argv)
     return 0
+
+
+def cpu_best_of(runs: int, fn) -> float:
+    """Least CPU time of `runs` calls: on a shared machine wall time says more about the
+    neighbours than about the work."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.process_time()
+        fn()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def flat(folder: Path, quick: bool) -> None:
+    """CPU seconds per MB of the whole decode at 0.1, 1 and 10 MB (quick: 0.1 and 1 MB)."""
+    from test_plaintext_linear import PATHOLOGICAL
+
+    sizes = (0.1, 1.0) if quick else (0.1, 1.0, 10.0)
+    cases = {"generic log": ("", build_log(64 * 1024), "")}
+    for name in ("generic-unclosed-fences", "generic-unclosed-details", "generic-tool-results",
+                 "specstory-unclosed-details", "specstory-unclosed-tool-use",
+                 "aider-unclosed-fence4", "aider-search-markers", "terminal-unclosed-fences",
+                 "terminal-many-sections"):
+        cases[name] = PATHOLOGICAL[name]
+    print("\nCPU seconds per MB of decode_file (flat = linear):")
+    print(f"{'input':<30}" + "".join(f"{f'{size:g} MB':>10}" for size in sizes) + f"{'max/min':>9}")
+    for name, (head, unit, tail) in cases.items():
+        per_mb = []
+        for size in sizes:
+            path = folder / "flat.txt"
+            count = max(1, int(size * 1024 * 1024) // len(unit.encode("utf-8")))
+            path.write_text(head + unit * count + tail, encoding="utf-8")
+            megabytes = path.stat().st_size / (1024 * 1024)
+            per_mb.append(cpu_best_of(1 if size >= 10 else 3, lambda: decode_file(path)) / megabytes)
+        print(f"{name:<30}" + "".join(f"{t:>10.3f}" for t in per_mb)
+              + f"{max(per_mb) / min(per_mb):>9.2f}")
 
 
 if __name__ == "__main__":

@@ -156,15 +156,23 @@ def _cancel_unchanged(chunk: list[str]) -> list[str]:
     return out
 
 
+# Each lazy part may also run to the end of the text (marked), so a block that never closes is
+# scanned once, not once per later SEARCH line (which made many unclosed blocks quadratic).
 _SEARCH_REPLACE = re.compile(
-    r"^[-<]{5,}\s*SEARCH\s*\n(.*?)^={5,}\s*\n(.*?)^[+>]{5,}\s*REPLACE\s*$",
+    r"^[-<]{5,}\s*SEARCH\s*\n(.*?)(?:^={5,}\s*\n(.*?)(?:^[+>]{5,}\s*REPLACE\s*$|(?P<open2>\Z))"
+    r"|(?P<open1>\Z))",
     re.DOTALL | re.MULTILINE,
 )
 
 
 def parse_search_replace(text: str) -> list[tuple[str, str]]:
     """SEARCH/REPLACE blocks (Aider's <<<<<<< and Cline's -------/+++++++ fences)."""
-    return [(m.group(1), m.group(2)) for m in _SEARCH_REPLACE.finditer(text)]
+    blocks = []
+    for match in _SEARCH_REPLACE.finditer(text):
+        if match.group("open1") is not None or match.group("open2") is not None:
+            break  # unclosed: no later block can close either (its end would close this one)
+        blocks.append((match.group(1), match.group(2)))
+    return blocks
 
 
 _HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")

@@ -44,10 +44,16 @@ def sniff(head: str) -> bool:
     return False
 
 
+HEAD = 64 * 1024
+# A terminal capture may print a long shell session before the agent's first step.
+STEP_HEAD = 1024 * 1024
+
+
 def dialect(text: str) -> str:
-    """Which dialect module reads `text` (decided from content, never the file name)."""
-    head = text[:65536]
-    if _ANSI_HINT.search(head) or _MINI_STEP.search(text):
+    """Which dialect module reads `text`, decided from its head (never the file name): the
+    first 64 KiB, and the first MiB for a mini-swe-agent step."""
+    head = text[:HEAD]
+    if _ANSI_HINT.search(head) or _MINI_STEP.search(text, 0, STEP_HEAD):
         return "text_terminal"
     if _AIDER.search(head):
         return "text_aider"
@@ -65,14 +71,19 @@ def decode(path: Path, stream: BinaryIO, forced_dialect: str | None = None) -> T
     """Decode the text with its sniffed dialect, or `forced_dialect` (`--harness aider`)."""
     import importlib
 
-    raw = stream.read().decode("utf-8", errors="replace")
+    data = stream.read()
+    # The stream is the bounded copy of the text decode_file made (a BytesIO): closing it
+    # frees its buffer, so the bytes and the decoded text are not both held while parsing.
+    stream.close()
+    raw = data.decode("utf-8", errors="replace")
+    del data
     if raw.startswith("\ufeff"):
         raw = raw[1:]
     name = forced_dialect or dialect(raw)
     if name == "aider_companion":
         return _companion(path, raw)
     module = importlib.import_module(f"{__package__}.{name}")
-    if name != "text_terminal":
+    if name != "text_terminal" and "\r" in raw:
         raw = raw.replace("\r\n", "\n").replace("\r", "\n")
     if not raw.endswith("\n"):
         raw += "\n"

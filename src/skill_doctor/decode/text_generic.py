@@ -17,7 +17,7 @@ from typing import Any
 
 from .builder import TranscriptBuilder
 from .fields import json_text
-from .textcommon import diff_snippets, output_status, parse_or_partial
+from .textcommon import Blocks, diff_snippets, output_status, parse_or_partial
 from .textparse import Block
 
 _ROLE = re.compile(
@@ -56,13 +56,29 @@ def harness_of(text: str) -> str:
 
 
 def decode_text(source: str, text: str) -> TranscriptBuilder:
+    from .textparse import generic_blocks
+
+    b = TranscriptBuilder(source, harness_of(text))
+    # Turns are made as they are read; None when the parser must say what is wrong (and only
+    # then is lark imported).
+    blocks = generic_blocks(text)
+    if blocks is None:
+        blocks = _parsed(b, text)
+        if blocks is None:
+            return b
+    Decoder(b, fenced_tools=b.harness == "plain-text" and not _CCTRACE_USE.search(text)).run(blocks)
+    return b
+
+
+def _parsed(b: TranscriptBuilder, text: str) -> list[Block] | None:
+    """Blocks from Lark, with the problem it reports set on `b`; None when the text has no
+    turn at all (then `b` is marked as not a transcript)."""
     from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
     from .textparse import parse, problem_from
 
-    b = TranscriptBuilder(source, harness_of(text))
     try:
-        blocks = parse("generic", text)
+        return parse("generic", text)
     except UnexpectedInput as exc:
         if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken)
                                                and exc.token.type == "$END"):
@@ -75,11 +91,9 @@ def decode_text(source: str, text: str) -> TranscriptBuilder:
                     "no turn boundaries found: the text fits no known transcript format "
                     "(expected a role line such as 'User:' or '## Assistant')")
             b.not_a_transcript = True
-            return b
-        blocks = parse_or_partial(b, "generic", text,
-                                  message="unreadable text (control characters): parsing stopped here")
-    Decoder(b, fenced_tools=b.harness == "plain-text" and not _CCTRACE_USE.search(text)).run(blocks)
-    return b
+            return None
+        return parse_or_partial(b, "generic", text,
+                                message="unreadable text (control characters): parsing stopped here")
 
 
 class Decoder:
@@ -101,7 +115,7 @@ class Decoder:
             self.next_stamp = carry
             line = block.line
             if role == "user":
-                if _CCTRACE_RESULT.search(text):
+                if "📊" in text and _CCTRACE_RESULT.search(text):
                     self.results(text, line, stamp)
                 elif text.strip():
                     self.b.user(text.strip("\n"), line=line, column=block.column, timestamp=stamp)
@@ -135,16 +149,23 @@ class Decoder:
         return role, first, stamp
 
     def trim(self, body: str) -> tuple[str, str | None]:
-        """Drop trailing separators (`---`) and a render's timestamp line for the next turn."""
-        lines = body.rstrip("\n").split("\n")
+        """Drop trailing separators (`---`) and a render's timestamp line for the next turn.
+
+        Walks back from the end line by line, so a long turn is not split into lines."""
+        text = body.rstrip("\n")
+        end = len(text)
         carry = None
-        while lines and (not lines[-1].strip() or lines[-1].strip() == "---"
-                         or _STAMP_LINE.match(lines[-1].strip())):
-            stamp = _STAMP_LINE.match(lines[-1].strip())
+        while True:
+            start = text.rfind("\n", 0, end) + 1
+            last = text[start:end].strip()
+            stamp = _STAMP_LINE.match(last) if last and last != "---" else None
+            if last and last != "---" and stamp is None:
+                return text[:end], carry
             if stamp and carry is None:
                 carry = stamp.group(1)
-            lines.pop()
-        return "\n".join(lines), carry
+            if start == 0:
+                return "", carry
+            end = start - 1
 
     # -- assistant turns -------------------------------------------------------------------
 
@@ -153,7 +174,10 @@ class Decoder:
         pending: list[str] = []
         cursor = 0
         lines = _Lines(text)
-        matches = list(_FENCE_OR_USE.finditer(text))
+        # No fence, rendered tool use or thinking block can start without these (most turns
+        # of a plain log have none): a substring test spares the regex search.
+        matches = list(_FENCE_OR_USE.finditer(text)) if (
+            "```" in text or "🔧" in text or "<details>" in text) else []
         skip_until = -1
         for index, match in enumerate(matches):
             if match.start() < skip_until:
@@ -219,19 +243,23 @@ class Decoder:
 
     def results(self, text: str, line: int, stamp: str | None) -> None:
         lines = _Lines(text)
-        for match in _CCTRACE_RESULT.finditer(text):
-            fence = FENCE_AFTER.match(text, match.end())
+        markers = list(_CCTRACE_RESULT.finditer(text))
+        for index, match in enumerate(markers):
+            # A result's fence ends before the next result: so no two results scan the same
+            # text (an unclosed fence would be scanned to the end once per result).
+            until = markers[index + 1].start() if index + 1 < len(markers) else len(text)
+            fence = FENCE_AFTER.match(text, match.end(), until)
             output = fence.group(2) if fence else ""
             call_id = self.open_ids.pop(0) if self.open_ids else None
             here = line + lines.at(match.start())
             self.b.tool_result(call_id, output.rstrip("\n"), line=here, timestamp=stamp)
 
 
-_FENCE_OR_USE = re.compile(
-    r"^```(?P<info>[^`\n]*)\n(?P<body>.*?)^```[ \t]*$"
-    r"|^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$"
-    r"|^<details>\s*<summary>💭(?P<details>.*?)^</details>[ \t]*$",
-    re.DOTALL | re.MULTILINE)
+_FENCE_OR_USE = Blocks([
+    (r"^```(?P<info>[^`\n]*)\n(?P<body>.*?)", r"^```[ \t]*$"),
+    (r"^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$", None),
+    (r"^<details>\s*<summary>💭(?P<details>.*?)", r"^</details>[ \t]*$"),
+], re.DOTALL | re.MULTILINE)
 FENCE_AFTER = re.compile(r"\s*^```([^\n]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 
 

@@ -16,13 +16,16 @@ import re
 from typing import Any
 
 from .builder import TranscriptBuilder
-from .textcommon import FENCE, diff_snippets, parse_or_partial
+from .textcommon import FENCE, Blocks, diff_snippets, parse_or_partial
 from .textparse import Block
 
 HARNESS = "specstory"
 
 _TOOL_NAME = re.compile(r'data-tool-name="([^"]+)"')
-_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
+_SUMMARY = Blocks([(r"<summary>(.*?)", r"</summary>")], re.DOTALL)
+# What a generic tool-use block's output keeps out: markup and its summary.
+_MARKUP = Blocks([(r"</?details>", None), (r"</tool-use>", None), (r"<summary>.*?", r"</summary>")],
+                 re.DOTALL)
 _TOOL_USE_SUMMARY = re.compile(r"Tool use: \*\*([^*]+)\*\*\s*(?:•\s*(.*))?", re.DOTALL)
 _READ_FILE = re.compile(r"^Read file: (.+?)\s*$")
 _STAMP = re.compile(r"\((\d{4}-\d\d-\d\d[ T]\d\d:\d\dZ?)\)")
@@ -108,7 +111,7 @@ class _Agent:
         solid = [p for p in parts if str(p).strip()]
         if len(solid) == 1 and solid[0].type == "FENCE" and stripped.startswith("```diff"):
             self.flush()
-            for path, old, new in diff_snippets(FENCE.match(stripped + "\n").group(2)):
+            for path, old, new in diff_snippets(FENCE.search(stripped + "\n").group(2)):
                 self.b.tool("edit_file", {"target_file": path or "", "old_string": old,
                                           "new_string": new}, "", line=parts[0].line,
                             timestamp=self.stamp)
@@ -160,8 +163,7 @@ class _Agent:
             tool_input = {"file_path": path, "content": "\n".join(added)}
         else:
             tool_input = {"description": description} if description else {}
-            output = re.sub(r"</?details>|</tool-use>|<summary>.*?</summary>", "", after_summary,
-                            flags=re.DOTALL).strip()
+            output = _MARKUP.sub("", after_summary).strip()
         self.b.tool(name, tool_input, output, line=line, timestamp=self.stamp)
 
     def details(self, text: str, line: int) -> None:

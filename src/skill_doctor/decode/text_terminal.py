@@ -16,14 +16,14 @@ import re
 from ..model import ParseProblem
 from .builder import TranscriptBuilder
 from .fields import exit_code
-from .textcommon import FENCE, parse_or_partial
+from .textcommon import FENCE, Blocks, parse_or_partial
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]"
                    r"|\x1b[=>78cDEHM]")
 _SPINNER = re.compile(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for the LM to respond\.\.\.")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _RETURNCODE = re.compile(r"<returncode>(-?\d+)</returncode>")
-_OUTPUT = re.compile(r"<output(?:_head)?>\n?(.*?)</output(?:_tail)?>", re.DOTALL)
+_OUTPUT = Blocks([(r"<output(?:_head)?>\n?(.*?)", r"</output(?:_tail)?>")], re.DOTALL)
 _TIMEOUT = re.compile(r"timed out and has been killed")
 _PROMPT_LINE = re.compile(r"^\S+@\S+:[^\n]*[#$] |^Saved trajectory to ", re.MULTILINE)
 _RULE = re.compile(r"^[─━-]{10,}.*$", re.MULTILINE)
@@ -31,8 +31,8 @@ _STEP_COST = re.compile(r"\(step (\d+), \$([\d.]+)\)")
 _SERVER_LOG = re.compile(r"\b(?:INFO|DEBUG|WARNING|ERROR)\b.*\b(?:action_execution_server|runtime|"
                          r"uvicorn|ActionExecutor|CmdRunAction|FileEditAction|AgentController)\b"
                          r"|^\d\d:\d\d:\d\d - openhands:", re.IGNORECASE)
-_LAUNCH = re.compile(r"[#$] (?:mini|mini-swe-agent|openhands)\b[^\n]*?(?:-t|--task) '(.*?)'(?: |;|$)",
-                     re.DOTALL | re.MULTILINE)
+_LAUNCH = Blocks([(r"[#$] (?:mini|mini-swe-agent|openhands)\b[^\n]*?(?:-t|--task) '(.*?)",
+                   r"'(?: |;|$)")], re.DOTALL | re.MULTILINE)
 
 
 def normalise(text: str) -> str:
@@ -63,12 +63,14 @@ def decode_text(source: str, text: str) -> TranscriptBuilder:
         return b
     command: str | None = None
     command_line = 0
+    stepped = False  # whether a step came before (a User block after one is feedback)
     for block in sections:
         body = block.body
         head = block.header.strip()
         if head.startswith("System:"):
             b.user(_clean(body), line=block.line, meta="system")
         elif head.startswith("mini-swe-agent"):
+            stepped = True
             if command is not None:  # the previous step got no observation
                 b.tool("Bash", {"command": command}, "", line=command_line)
             cost = _STEP_COST.search(head)
@@ -86,10 +88,7 @@ def decode_text(source: str, text: str) -> TranscriptBuilder:
             content = _clean(_cut_shell(body))
             if command is None:
                 if content:
-                    meta = None if not any(s.startswith("mini-swe-agent") for s in
-                                           (x.header for x in sections[:sections.index(block)])) \
-                        else "feedback"
-                    b.user(content, line=block.line, meta=meta)
+                    b.user(content, line=block.line, meta="feedback" if stepped else None)
                 continue
             code = _RETURNCODE.search(content)
             output_match = _OUTPUT.search(content)

@@ -1,14 +1,75 @@
-"""Helpers shared by the plain-text dialects: parsing with a partial fallback, fences, diffs."""
+"""Helpers shared by the plain-text dialects: parsing with a partial fallback, fences, diffs,
+and `Blocks`, the linear search for lazily closed blocks."""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Iterator
 
 from .builder import TranscriptBuilder
 from .fields import exit_code
 from .textparse import Block, error_offset, parse, problem_from
 
-FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+
+class Blocks:
+    """`re.finditer` over an alternation whose alternatives are blocks, an opening pattern
+    with a lazy body (`OPEN .*?`) then a closing pattern, or plain patterns (close None);
+    same matches, linear time.
+
+    A regex scans an unclosed lazy block to the end of the text, and again at every later
+    opener: quadratic. Here each block may also end at the end of the text, marked; such a
+    match means that alternative fails there and at every later place (a closing line after a
+    later opener would have closed this one), so the search goes on from the same place
+    without it.
+    """
+
+    def __init__(self, alternatives: list[tuple[str, str | None]], flags: int = 0) -> None:
+        self.alternatives = tuple(alternatives)
+        self.flags = flags
+
+    @lru_cache(maxsize=None)
+    def _pattern(self, active: frozenset[int]) -> re.Pattern[str]:
+        parts = []
+        for index, (opening, close) in enumerate(self.alternatives):
+            if index not in active:  # kept, never matching, so its groups still exist
+                parts.append(f"(?!)(?:{opening})")
+            else:
+                parts.append(opening if close is None
+                             else f"(?:{opening})(?:{close}|(?P<_unclosed{index}>\\Z))")
+        return re.compile("|".join(parts), self.flags)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[re.Match[str]]:
+        end = len(text) if endpos is None else endpos
+        active = frozenset(range(len(self.alternatives)))
+        blocks = [i for i, (_, close) in enumerate(self.alternatives) if close is not None]
+        while active:
+            for match in self._pattern(active).finditer(text, pos, end):
+                unclosed = [i for i in blocks if i in active
+                            and match.group(f"_unclosed{i}") is not None]
+                if unclosed:
+                    active = active - {unclosed[0]}
+                    pos = match.start()
+                    break
+                yield match
+            else:
+                return
+
+    def search(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
+        return next(self.finditer(text, pos, endpos), None)
+
+    def sub(self, replacement: str, text: str) -> str:
+        pieces, cursor = [], 0
+        for match in self.finditer(text):
+            pieces.append(text[cursor:match.start()])
+            pieces.append(replacement)
+            cursor = match.end()
+        pieces.append(text[cursor:])
+        return "".join(pieces)
+
+
+# A fenced block: group 1 the info string, group 2 the body.
+FENCE = Blocks([(r"^```([^\n]*)\n(.*?)", r"^```[ \t]*$")], re.DOTALL | re.MULTILINE)
 _EXIT_CODE = re.compile(r"^(?:Error: )?Exit code (\d+)")
 
 
