@@ -8,6 +8,7 @@ rule works the same for every harness.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import posixpath
 import re
@@ -155,6 +156,10 @@ _PASSED_OUTPUT = re.compile(
     r"(\b\d+ passed\b|^OK\b|\ball tests passed\b|^PASS\b|\b0 failed\b|\bBUILD SUCCESS|Finished .*target"
     r"|test result: ok|^ok\s+\S+|All checks passed|Found 0 errors|Success: no issues|^\s*✓|\bcompiled"
     r" successfully|\bbuilt in\b|\bNo errors\b|0 errors?\b)", re.MULTILINE | re.I)
+# Words one of which every failure summary above contains: a substring test rules most
+# outputs out far faster than the pattern would.
+_FAILURE_WORDS = ("fail", "error", "panic", "not found", "segmentation", "exit code",
+                  "exit status", "no tests ran", "collected 0", "✖", "found ")
 _MASKS_EXIT = re.compile(r"\|\||\|(?!\|)|;\s*(echo|true|exit\s+0)\b")
 
 
@@ -163,7 +168,12 @@ def check_outcome(turn: Turn) -> bool | None:
     still failed), then the exit code, then whether the call errored; None when the log
     cannot tell (no summary, no exit code, or a run that printed nothing)."""
     output = turn.tool_output or ""
-    if _FAILED_OUTPUT.search(output):
+    if len(output) > 8000:
+        # A check's verdict is in its summary at the end (and a crash at the start): the
+        # middle of a long log decides nothing, and skipping it keeps this cheap.
+        output = output[:2000] + "\n" + output[-6000:]
+    folded = output.lower()
+    if any(word in folded for word in _FAILURE_WORDS) and _FAILED_OUTPUT.search(output):
         return False
     passed = bool(_PASSED_OUTPUT.search(output))
     masked = bool(turn.command and _MASKS_EXIT.search(turn.command))
@@ -240,13 +250,20 @@ class Facts:
     failed: frozenset[int] = frozenset()
     # `edits` grouped by file, each file's edits in session order.
     edits_by_path: Mapping[str, tuple[EditRecord, ...]] = field(default_factory=dict)
-    # Every user message classified, with the turns that served it (see ledger).
+    # Every user message classified, with the turns that served it (see ledger), and the
+    # requests that ask for something (follow-ups excluded), in session order.
     requests: tuple[Request, ...] = ()
+    main_requests: tuple[Request, ...] = ()
+    request_turns: tuple[int, ...] = ()  # the main requests' turns, for bisection
 
-    @property
-    def main_requests(self) -> tuple[Request, ...]:
-        """The requests that ask for something (follow-ups excluded)."""
-        return tuple(r for r in self.requests if r.kind != ledger.FOLLOW_UP)
+    def request_at(self, index: int) -> Request | None:
+        """The main request a turn served (None before the first); one bisection."""
+        position = bisect.bisect_left(self.request_turns, index) - 1
+        return self.main_requests[position] if position >= 0 else None
+
+    def served_turns(self, request: Request) -> tuple[Turn, ...]:
+        """The turns after a request up to the next main request (turn i sits at i - 1)."""
+        return self.transcript.turns[request.turn:request.end]
 
     @property
     def made_changes(self) -> bool:
@@ -385,7 +402,8 @@ def compute(transcript: Transcript) -> Facts:
         corrections=tuple(corrections), final_answer=final_answer,
         read_windows=read_windows, unlocated_edits=tuple(unlocated), failed=frozenset(failures),
         edits_by_path={path: tuple(records) for path, records in by_path.items()},
-        requests=requests,
+        requests=requests, main_requests=tuple(mains),
+        request_turns=tuple(r.turn for r in mains),
     )
 
 

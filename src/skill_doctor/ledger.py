@@ -243,6 +243,7 @@ def _restates(text: str, earlier: str) -> bool:
 def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
     """The ledger of one session's turns (injected text excluded)."""
     drafts: list[dict] = []
+    last_main: dict | None = None  # the latest main request's draft
     last_answer = ""
     worked = False
     changes_files = any(t.kind in (ToolKind.EDIT, ToolKind.WRITE) for t in turns if t.role is Role.TOOL)
@@ -253,6 +254,7 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
             drafts.append({"turn": turn.index, "kind": CHANGE if changes_files else OPERATION,
                            "text": "", "restated": [], "rejected": [], "ops": (),
                            "forbids": False})
+            last_main = drafts[-1]
             continue
         if turn.meta is not None:
             continue
@@ -263,8 +265,9 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
             worked = True
             continue
         text = strip_pasted(turn.content)
-        if drafts and not worked and not last_answer:
-            # Two messages in a row before the agent answered are one request.
+        if drafts and not worked and not last_answer and len(drafts[-1]["text"]) < 4000:
+            # Two messages in a row before the agent answered are one request (up to a
+            # bound, so a log of thousands of unanswered messages stays linear).
             previous = drafts[-1]
             previous["text"] = (previous["text"] + "\n" + text).strip()
             kind = classify(previous["text"], "")
@@ -272,11 +275,13 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
                 previous["kind"] = kind if kind != FOLLOW_UP else previous["kind"]
             previous["ops"] = tuple(dict.fromkeys(previous["ops"] + _operations(text)))
             previous["forbids"] = previous["forbids"] or bool(_FORBIDS_CHECKS.search(text))
+            if previous["kind"] != FOLLOW_UP:
+                last_main = previous
             continue
         kind = classify(text, last_answer)
         if kind == FOLLOW_UP and not drafts and len(text.split()) > 12:
             kind = CHANGE  # a first message that describes a problem asks to solve it
-        main = next((d for d in reversed(drafts) if d["kind"] != FOLLOW_UP), None)
+        main = last_main
         if main is not None and kind != FOLLOW_UP and _restates(text, main["text"]):
             main["restated"].append(turn.index)
             kind = FOLLOW_UP
@@ -287,6 +292,8 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
         ops = _operations(text)
         drafts.append({"turn": turn.index, "kind": kind, "text": text, "restated": [],
                        "rejected": [], "ops": ops, "forbids": bool(_FORBIDS_CHECKS.search(text))})
+        if kind != FOLLOW_UP:
+            last_main = drafts[-1]
         last_answer = ""
         worked = False
     last_index = turns[-1].index if turns else 0

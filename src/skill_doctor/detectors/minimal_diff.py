@@ -168,7 +168,8 @@ def _reworked_edits(records, facts: Facts) -> list[int]:
     reworked: list[int] = []
     request = None
     for r in records:
-        serving = next((q.turn for q in facts.main_requests if q.serves(r.turn)), None)
+        request_of = facts.request_at(r.turn)
+        serving = request_of.turn if request_of is not None else None
         if serving != request:
             request, added_so_far = serving, set()
         plus, minus = changed_lines(r.edit.diff)

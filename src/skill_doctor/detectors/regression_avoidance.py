@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import Any, Mapping
 
@@ -232,15 +233,21 @@ def _verification_signals(facts: Facts, signal) -> None:
         signal(last_code_edit, "no test, build or lint ran after the last code edit, so the "
                                "change is unverified", "unverified")
     test_edits = {turn for turn, path in _edits_with_paths(facts) if _TEST_FILE.search(path)}
-    code_only = set(code_edits) - test_edits
-    failing = [c for c in facts.checks if c.passed is False and c.kind in _REAL_CHECKS]
-    for c in failing:
-        rerun = next((d for d in facts.checks if d.turn > c.turn and d.passed is not None
-                      and d.kind == c.kind), None)
-        if rerun is None or not rerun.passed:
+    changes = sorted(set(code_edits) | test_edits)
+    # One pass over the checks: a real check that failed and the next check of its kind that
+    # passed, with only tests edited between them.
+    pending: dict[str, int] = {}  # kind -> turn of its latest failing run
+    for c in facts.checks:
+        if c.kind not in _REAL_CHECKS or c.passed is None:
             continue
-        between = [t for t in set(code_edits) | test_edits if c.turn < t < rerun.turn]
-        if between and all(t in test_edits and t not in code_only for t in between):
+        if c.passed is False:
+            pending[c.kind] = c.turn
+            continue
+        failed_at = pending.pop(c.kind, None)
+        if failed_at is None:
+            continue
+        between = changes[bisect.bisect_right(changes, failed_at):bisect.bisect_left(changes, c.turn)]
+        if between and all(t in test_edits for t in between):
             signal(between[0], "a failing check was made to pass by changing the test, not "
                                "the code", "test_weakened")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -92,7 +93,22 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
 
 def find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
-    """The session's retry episodes in order, overlapping ones merged (see retry_episodes)."""
+    """The session's retry episodes in order, overlapping ones merged (see retry_episodes).
+
+    Two criteria ask for them (retry waste, and turn economy counting the turns they cost),
+    so the last result is kept for the same facts and parameters."""
+    key = (id(facts), tuple(sorted(params.items())))
+    if _LAST[0] is not None and _LAST[0][0] == key and _LAST[0][1] is facts:
+        return list(_LAST[0][2])
+    episodes = _find_episodes(facts, params)
+    _LAST[0] = (key, facts, tuple(episodes))
+    return list(episodes)
+
+
+_LAST: list = [None]  # (key, facts, episodes) of the latest call
+
+
+def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
     window, loop_repeats, loop_window = params["window"], params["loop_repeats"], params["loop_window"]
     cwd = facts.transcript.cwd
     code_edit_turns = sorted(turn for turn, path in _edits_with_paths(facts)
@@ -201,13 +217,8 @@ _SHORT = {"failed_edit": "an edit redone", "test_command_hunt": "a hunt for the 
 
 def _request_of(facts: Facts, index: int) -> int:
     """The turn of the main request a turn served (0 before any)."""
-    current = 0
-    for request in facts.main_requests:
-        if request.turn < index:
-            current = request.turn
-        else:
-            break
-    return current
+    request = facts.request_at(index)
+    return request.turn if request is not None else 0
 
 
 def _place(path: str, cwd: str | None) -> str:
@@ -258,7 +269,9 @@ def _retry_cause(before: Turn, again: Turn, code_edits: list[int], test_edits: l
         return "searched_again"
     check = bool(before.command and classify_check(before.command))
     if check and not _INVOCATION_ERROR.search(before.tool_output or ""):
-        between = lambda turns: any(before.index < x < again.index for x in turns)  # noqa: E731
+        def between(turns: list[int]) -> bool:  # sorted turns: one bisection
+            i = bisect.bisect_right(turns, before.index)
+            return i < len(turns) and turns[i] < again.index
         if between(code_edits):
             return None  # red-green: the code changed and the check ran again
         if between(test_edits):
@@ -274,7 +287,9 @@ def _shell_edits_redone(facts: Facts, cwd: str | None) -> list[_Episode]:
     again with nothing else done between: the look showed the edit was wrong, and each
     re-edit is one more attempt at the same change."""
     episodes = []
-    reads = {(turn, _place(path, cwd)) for turn, path in facts.reads}
+    reads: dict[str, list[int]] = {}
+    for turn, path in facts.reads:  # in session order, so each list is sorted
+        reads.setdefault(_place(path, cwd), []).append(turn)
     other_work = sorted(set(_edit_turns_all(facts)))
     last_write: dict[str, int] = {}
     for turn, path in facts.shell_writes:
@@ -283,15 +298,31 @@ def _shell_edits_redone(facts: Facts, cwd: str | None) -> list[_Episode]:
         last_write[place] = turn
         if previous is None:
             continue
-        looked = any((r, place) in reads for r in range(previous + 1, turn))
-        busy = any(previous < w < turn for w in other_work)
+        looked = _any_between(reads.get(place, []), previous, turn)
+        busy = _any_between(other_work, previous, turn)
         if looked and not busy:
             episodes.append(_Episode(turn, turn, [previous, turn], path, "failed_edit", "redo"))
     return episodes
 
 
+def _any_between(turns: list[int], low: int, high: int) -> bool:
+    """Whether a sorted list holds a turn strictly between `low` and `high`."""
+    i = bisect.bisect_right(turns, low)
+    return i < len(turns) and turns[i] < high
+
+
 def _edit_turns_all(facts: Facts) -> list[int]:
     return [e.turn for e in facts.edits] + list(facts.unlocated_edits)
+
+
+def _agent_acted(facts: Facts, after: int, before: int) -> bool:
+    """Whether the agent did anything between two turns (stops at the first such turn)."""
+    turns = facts.transcript.turns
+    for index in range(after, before - 1):  # turn i sits at position i - 1
+        t = turns[index]
+        if t.meta is None and t.role is not Role.USER:
+            return True
+    return False
 
 
 def _user_redos(facts: Facts) -> list[_Episode]:
@@ -299,8 +330,7 @@ def _user_redos(facts: Facts) -> list[_Episode]:
     episodes = []
     for request in facts.main_requests:
         for turn in sorted(request.restated_at + request.rejected_at):
-            acted = any(request.turn < t.index < turn for t in facts.tool_turns) or any(
-                request.turn < t.index < turn for t in facts.assistant_turns)
+            acted = _agent_acted(facts, request.turn, turn)
             if acted:
                 episodes.append(_Episode(turn, turn, [turn], facts.turn(turn).content[:120],
                                          "redo_after_user", "user"))

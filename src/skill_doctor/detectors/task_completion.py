@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any, Mapping
 
@@ -71,7 +72,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     requests = facts.main_requests
     if not requests:
         return Measurement(0, (), "no user request found", ("unfinished",))
-    results = [_judge(facts, r, params) for r in requests]
+    lookup = _Lookup(facts)
+    results = [_judge(facts, r, params, lookup) for r in requests]
     level = min(level for level, _, _ in results)
     evidence: list[Evidence] = []
     causes: list[str] = []
@@ -115,18 +117,17 @@ def _ended_mid_work(facts: Facts) -> int | None:
     return last.index
 
 
-def _judge(facts: Facts, request: Request, params: Mapping[str, Any]
+def _judge(facts: Facts, request: Request, params: Mapping[str, Any], lookup: _Lookup
            ) -> tuple[int, list[Evidence], list[str]]:
     """One main request's level, the turns behind it and why it lost points."""
-    served = [t for t in facts.transcript.turns if request.serves(t.index) and t.meta is None
-              and t.role is not Role.USER]
+    served = [t for t in facts.served_turns(request) if t.meta is None and t.role is not Role.USER]
     if not served:
         # The log ends at this request (a file saved mid-session): nothing to judge it by.
         if request.end >= facts.transcript.turns[-1].index and request is not facts.main_requests[0]:
             return 3, [], []
         return 0, [Evidence(request.turn, "the request got no response")], ["unfinished"]
     if request.kind == CHANGE:
-        level, evidence, causes = _judge_change(facts, request, served)
+        level, evidence, causes = _judge_change(facts, request, served, lookup)
     elif request.kind == OPERATION:
         level, evidence, causes = _judge_operation(facts, request, served)
     else:
@@ -137,7 +138,7 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any]
         unanswered = [t for t in complaints if t >= last_work]
         cap = 1 if unanswered else 2
         # A complaint the agent acted on and then showed fixed (a check passed) is settled.
-        checked = [c for c in facts.checks if c.turn > max(complaints) and request.serves(c.turn)]
+        checked = [c for c in lookup.checks_after(max(complaints)) if request.serves(c.turn)]
         if not unanswered and checked and checked[-1].passed:
             cap = 3
         if level > cap:
@@ -148,14 +149,29 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any]
     return level, evidence, causes
 
 
-def _changes_in(facts: Facts, request: Request) -> list[tuple[int, str | None]]:
-    located = [(turn, path) for turn, path in _edits_with_paths(facts) if request.serves(turn)]
-    return located + [(t, None) for t in facts.unlocated_edits if request.serves(t)]
+class _Lookup:
+    """The session's edits and checks sorted by turn, built once per grading, so each request
+    finds its own by bisection (a session of thousands of requests stays linear)."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.edits = sorted([(turn, path) for turn, path in _edits_with_paths(facts)]
+                            + [(turn, None) for turn in facts.unlocated_edits],
+                            key=lambda edit: edit[0])
+        self.edit_turns = [turn for turn, _ in self.edits]
+        self.checks = facts.checks
+        self.check_turns = [c.turn for c in facts.checks]
+
+    def changes_in(self, request: Request) -> list[tuple[int, str | None]]:
+        return self.edits[bisect.bisect_right(self.edit_turns, request.turn):
+                          bisect.bisect_right(self.edit_turns, request.end)]
+
+    def checks_after(self, turn: int) -> tuple[Check, ...]:
+        return self.checks[bisect.bisect_right(self.check_turns, turn):]
 
 
-def _judge_change(facts: Facts, request: Request, served: list
+def _judge_change(facts: Facts, request: Request, served: list, lookup: _Lookup
                   ) -> tuple[int, list[Evidence], list[str]]:
-    changes = _changes_in(facts, request)
+    changes = lookup.changes_in(request)
     if not changes:
         tools = [t for t in served if t.role is Role.TOOL]
         if tools and any(op in _NAMED_OPERATIONS for op in request.operations):
@@ -166,7 +182,8 @@ def _judge_change(facts: Facts, request: Request, served: list
         return (1 if tools else 0), [Evidence(request.turn, "a change was asked for, but no "
                                                             "file was changed for it")], ["unfinished"]
     last_edit = max(turn for turn, _ in changes)
-    decided = [c for c in facts.checks if c.turn > last_edit and c.passed is not None]
+    after = lookup.checks_after(last_edit)
+    decided = [c for c in after if c.passed is not None]
     # Checks run for this request (or later ones, when it is the last change) count.
     if decided and decided[-1].passed:
         return 3, [], []
@@ -175,7 +192,7 @@ def _judge_change(facts: Facts, request: Request, served: list
     paths = [p for _, p in changes]
     if all(p is not None and is_doc_file(p) for p in paths) or request.forbids_checks:
         return 3, [], []
-    undecided = [c for c in facts.checks if c.turn > last_edit]
+    undecided = list(after)
     code_edits = [t for t, p in changes if p is None or not is_doc_file(p)]
     if undecided:
         return 2, [Evidence(undecided[-1].turn, "the check after the last edit shows no pass or "

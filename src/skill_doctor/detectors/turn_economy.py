@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Mapping
 
 from ..facts import Facts, classify_check
@@ -61,8 +62,10 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         window = facts.read_windows.get((turn, path))
         previous = last_read.get(path)
         last_read[path] = (turn, window)
+        edits = edited_at.get(path, [])
+        i = bisect.bisect_right(edits, previous[0]) if previous is not None else 0
         if previous is not None and window is not None and previous[1] == window and \
-                not any(previous[0] < e < turn for e in edited_at.get(path, ())):
+                not (i < len(edits) and edits[i] < turn):
             avoidable.setdefault(turn, "repeated_reads")
 
     streak: list[int] = []
