@@ -86,9 +86,13 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     merged = find_episodes(facts, params)
     evidence = [Evidence(ep.first, _describe(ep, facts)) for ep in merged]
     n = len(merged)
-    return Measurement(n, tuple(evidence), "no retries" if n == 0 else
-                       f"{_plural(n, 'retry episode')}: " + "; ".join(
-                           _SHORT[ep.cause] for ep in merged[:4]) + ("; ..." if n > 4 else ""),
+    kinds: dict[str, int] = {}
+    for ep in merged:
+        kinds[ep.cause] = kinds.get(ep.cause, 0) + 1
+    summary = "no retries" if n == 0 else f"{_plural(n, 'retry episode')}: " + "; ".join(
+        _SHORT[cause] if count == 1 else f"{count}x {_SHORT[cause]}"
+        for cause, count in sorted(kinds.items(), key=lambda kv: (-kv[1], _CAUSES.index(kv[0]))))
+    return Measurement(n, tuple(evidence), summary,
                        _ranked_causes([ep.cause for ep in merged], _CAUSES))
 
 
