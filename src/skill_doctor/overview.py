@@ -20,13 +20,14 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .diffs import count_changes, make_diff
 from .facts import Facts, relative_path
 from .findings import Finding
 from .model import Role, ToolKind, Transcript, Turn
 from .redact import redact
+from .text import excerpt
 
 # Timeline kinds, in legend order. Colour is never the only carrier: the legend counts them.
 KINDS = ("user", "assistant", "read", "edit", "shell", "other", "failed", "injected")
@@ -174,6 +175,21 @@ class CitedTurn:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestRow:
+    """One main request of the ledger, as the page shows it."""
+
+    turn: int
+    kind: str  # change | question | operation
+    text: str  # the request's own words, bounded
+    end: int  # the last turn that served it
+    tool_calls: int
+    files: tuple[str, ...]  # files changed for it
+    check: str | None  # the last check after its last edit, and how it ended
+    check_turn: int | None
+    asked_again: tuple[int, ...]  # turns where the user restated it or rejected the work
+
+
+@dataclass(frozen=True, slots=True)
 class Overview:
     strip: Strip
     setup: Setup
@@ -184,6 +200,7 @@ class Overview:
     more_diffs: int
     appendix: tuple[CitedTurn, ...]
     gaps: tuple["Gap", ...] = ()  # what the grade could not see, in page order
+    requests: tuple[RequestRow, ...] = ()  # the request ledger
 
 
 def turn_kind(turn: Turn) -> str:
@@ -223,7 +240,31 @@ def build(transcript: Transcript, facts: Facts, findings: Iterable[Finding], *,
         files=files, more_files=more_files, diffs=diffs, more_diffs=more_diffs,
         appendix=appendix,
         gaps=gaps(transcript, findings, appendix, redact_secrets=redact_secrets),
+        requests=_requests(facts, show),
     )
+
+
+def _requests(facts: Facts, show: Callable[[str], str]) -> tuple[RequestRow, ...]:
+    """Each main request: what it asked, the work done for it, and the check that followed."""
+    rows = []
+    edits = sorted([(e.turn, e.path) for e in facts.edits] + list(facts.shell_writes))
+    for request in facts.main_requests:
+        served = facts.served_turns(request)
+        files = tuple(dict.fromkeys(path for turn, path in edits if request.serves(turn)))
+        last_edit = max((turn for turn, _ in edits if request.serves(turn)), default=None)
+        after = [c for c in facts.checks if last_edit is not None and c.turn > last_edit
+                 and request.serves(c.turn)]
+        check = after[-1] if after else None
+        outcome = {True: "passed", False: "failed", None: "no verdict"}[check.passed] if check else ""
+        text = request.text or "(the request is not in this log)"
+        rows.append(RequestRow(
+            turn=request.turn, kind=request.kind, text=excerpt(show(" ".join(text.split())), 200),
+            end=request.end, tool_calls=sum(1 for t in served if t.role is Role.TOOL),
+            files=tuple(show(f) for f in files[:6]),
+            check=f"{excerpt(show(check.command), 80)}: {outcome}" if check else None,
+            check_turn=check.turn if check else None,
+            asked_again=tuple(sorted(request.restated_at + request.rejected_at))))
+    return tuple(rows)
 
 
 def _citations(findings: tuple[Finding, ...]) -> dict[int, tuple[tuple[str, str, str], ...]]:

@@ -294,6 +294,7 @@ def render(report: Report, thresholds: Mapping[str, float] | None = None) -> str
                 _suggestions(report, h)
                 if ov is not None:
                     _gaps(ov, h)
+                    _requests(report, ov, h)
                     _session(ov, h, report.usage)
                     _setup(ov, h)
                     _timeline(report, ov, h)
@@ -313,7 +314,7 @@ def render(report: Report, thresholds: Mapping[str, float] | None = None) -> str
 
 SECTIONS = (("score-summary", "Score summary"), ("findings", "Findings"),
             ("suggestions", "Suggestions"), ("gaps", "What this grade could not see"),
-            ("session", "Session"), ("setup", "Setup in play"), ("timeline", "Timeline"),
+            ("requests", "Requests"), ("session", "Session"), ("setup", "Setup in play"), ("timeline", "Timeline"),
             ("files", "Files"), ("changes", "Changes"), ("how-measured", "How it is measured"),
             ("cited-turns", "Cited turns"))
 
@@ -733,6 +734,65 @@ def _explanations(report: Report, h) -> None:
                              else (result.reason or "not scored"))
                         h.dt("Suggestion when points are lost")
                         h.dd(c.suggestion)
+
+
+_KIND_WORDS = {"change": "change", "question": "question", "operation": "to run"}
+
+
+def _requests(report: Report, ov: Overview, h) -> None:
+    """The request ledger: each request, what was done for it, the check after it."""
+    if not ov.requests:
+        return
+    cited = {e.turn for f in report.findings for e in f.evidence}
+
+    def turn_link(turn: int) -> None:
+        if turn in cited:
+            h.a(f"turn {turn}", href=f"#turn-{turn}")
+        else:
+            h.span(f"turn {turn}")
+
+    with h.section(aria_labelledby="requests"):
+        h.h2("Requests", id="requests")
+        h.p("What the user asked, request by request (follow-ups such as \"ok\" or a "
+            "clarification count with the request before them), and what the session did for "
+            "each. Task completion is judged on every one; the worst bounds it.", cls="meta")
+        with h.div(cls="scroll"):
+            with h.table(cls="requests"):
+                with h.thead():
+                    with h.tr():
+                        for title in ("Turn", "Asked", "Kind", "Tool calls", "Files changed",
+                                      "Check after the last edit", "Asked again"):
+                            h.th(title, scope="col", cls="num" if title == "Tool calls" else "")
+                with h.tbody():
+                    for row in ov.requests:
+                        with h.tr():
+                            with h.td(__pretty=False):
+                                turn_link(row.turn)
+                            h.td(row.text)
+                            h.td(_KIND_WORDS.get(row.kind, row.kind))
+                            h.td(str(row.tool_calls), cls="num")
+                            with h.td(__pretty=False):
+                                if not row.files:
+                                    h.span("none", cls="none")
+                                for i, path in enumerate(row.files):
+                                    if i:
+                                        h.span(", ")
+                                    h.code(path)
+                            with h.td(__pretty=False):
+                                if row.check is None:
+                                    h.span("none", cls="none")
+                                else:
+                                    h.code(row.check)
+                                    h.span(" (")
+                                    turn_link(row.check_turn)
+                                    h.span(")")
+                            with h.td(__pretty=False):
+                                if not row.asked_again:
+                                    h.span("no", cls="none")
+                                for i, turn in enumerate(row.asked_again):
+                                    if i:
+                                        h.span(", ")
+                                    turn_link(turn)
 
 
 def _setup(ov: Overview, h) -> None:

@@ -1,0 +1,47 @@
+"""The page's request ledger: each request, what was done for it, the check after it."""
+
+from __future__ import annotations
+
+import re
+
+from sessionkit import claude_jsonl
+from skill_doctor import rubric
+from skill_doctor.decode import decode_file
+from skill_doctor.render import render
+from skill_doctor.report import grade
+
+STEPS = [
+    {"user": "Fix the page count in src/pager.py, it drops the last partial page."},
+    {"tool": "Edit", "input": {"file_path": "/home/dev/proj/src/pager.py",
+                               "old_string": "return len(items) // per_page",
+                               "new_string": "return -(-len(items) // per_page)"},
+     "output": "The file has been updated."},
+    {"tool": "Bash", "input": {"command": "pytest -q"}, "output": "4 passed in 0.01s"},
+    {"assistant": "Fixed; the four pager tests pass."},
+    {"user": "commit and push"},
+    {"tool": "Bash", "input": {"command": "git commit -am 'Round up'"}, "output": "[main 1a2b3c4] Round up"},
+    {"assistant": "Committed."},
+]
+
+
+def _rows(html: str) -> list[list[str]]:
+    section = html[html.index('id="requests"'):]
+    body = section[section.index("<tbody>"):section.index("</tbody>")]
+    return [[" ".join(re.sub(r"<[^>]+>", "", cell).split())
+             for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)]
+
+
+def test_each_request_is_a_row_with_its_files_and_check(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text(claude_jsonl(STEPS), encoding="utf-8")
+    html = render(grade(decode_file(path), rubric.load(), "2026-01-01T00:00:00Z"))
+    rows = _rows(html)
+    assert [r[:4] for r in rows] == [
+        ["turn 1", "Fix the page count in src/pager.py, it drops the last partial page.",
+         "change", "2"],
+        ["turn 5", "commit and push", "to run", "1"]]
+    assert rows[0][4] == "src/pager.py" and rows[0][5] == "pytest -q: passed (turn 3)"
+    assert rows[1][4] == "none" and rows[1][5] == "none"
+    # The push never ran: task completion cites the request, and the row links to it.
+    assert '<a href="#turn-5">turn 5</a>' in html
