@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .model import Role, ToolKind, Turn
+from .model import Role, Turn
 
 CHANGE, QUESTION, OPERATION, FOLLOW_UP = "change", "question", "operation", "follow_up"
 
@@ -246,12 +246,13 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
     last_main: dict | None = None  # the latest main request's draft
     last_answer = ""
     worked = False
-    changes_files = any(t.kind in (ToolKind.EDIT, ToolKind.WRITE) for t in turns if t.role is Role.TOOL)
+    used_tools = any(t.role is Role.TOOL for t in turns)
     for turn in turns:
         if turn.meta == "request-unknown":
-            # A headless run keeps no request: what it asked is judged by what was done, a
-            # change when files were changed, else something to run.
-            drafts.append({"turn": turn.index, "kind": CHANGE if changes_files else OPERATION,
+            # A headless run keeps no request. One that set to work was given a task to carry
+            # out, judged like a change (nothing changed: not shown done); one that only
+            # answered was asked a question.
+            drafts.append({"turn": turn.index, "kind": CHANGE if used_tools else QUESTION,
                            "text": "", "restated": [], "rejected": [], "ops": (),
                            "forbids": False})
             last_main = drafts[-1]

@@ -50,6 +50,8 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     causes: list[str] = []
     by_path = facts.edits_by_path
     user_words = {w.lower() for t in facts.user_turns for w in _name_tokens(t.content)}
+    # A request the log does not keep (a headless run) may have named any place.
+    unknown = any(not r.text for r in facts.main_requests)
     named = _named_paths(facts, by_path)
     named_tops = {p.split("/", 1)[0] for p in named if "/" in p}
     named_modules = {m for p in named for m in _module_names(p)}
@@ -73,7 +75,7 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         if _GENERATED.search(path):
             flag(first.turn, f"edited generated or vendored file {path} by hand", "generated", path)
             continue
-        if cwd and path.startswith("/") and not _SCRATCH.search(path) and \
+        if cwd and path.startswith("/") and not _SCRATCH.search(path) and not unknown and \
                 not _user_named_place(path, user_words):
             flag(first.turn, f"edited {path}, outside the project ({cwd})", "outside_project", path)
             continue

@@ -82,7 +82,9 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     causes: list[str] = []
     by_path = facts.edits_by_path
     asked = " ".join(r.text for r in facts.requests)
-    wants_docs = bool(_DOC_REQUEST.search(asked))
+    # A request the log does not keep (a headless run) may have asked for anything.
+    unknown = any(not r.text for r in facts.main_requests)
+    wants_docs = unknown or bool(_DOC_REQUEST.search(asked))
     rework: list[tuple[str, list[int]]] = []
     for path, records in sorted(by_path.items()):
         name = posixpath.basename(path)

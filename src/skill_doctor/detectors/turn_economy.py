@@ -84,7 +84,7 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                 not (t.command and classify_check(t.command)):
             avoidable.setdefault(t.index, "failed_calls")
 
-    rounds = len(tools) + len(facts.user_turns)
+    rounds = len(tools) + len(facts.requests)  # every user message, a request left unlogged too
     count = len(avoidable)
     share = round(count / rounds, 2) if rounds and count >= params["min_avoidable"] else 0.0
     by_cause: dict[str, list[int]] = {}

@@ -109,7 +109,8 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     # A request to review or understand the code makes reading it the work; unlocated edits
     # leave nothing to judge use against.
     asked = " ".join(r.text for r in facts.requests)
-    judge_use = facts.asks_for_change and facts.changed_code and not _REVIEW.search(asked)
+    judge_use = facts.asks_for_change and facts.changed_code and not _REVIEW.search(asked) \
+        and all(r.text for r in facts.main_requests)  # an unlogged request may name anything
     request_words = {w.lower() for w in re.findall(r"[A-Za-z][\w-]{3,}", asked)}
     # Sibling folders of an edited file's folder are on task when their shared parent lies
     # well inside the project: two levels below the folder all the session's files share.
