@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import warnings
 from typing import Any, Mapping
 
 from ..diffs import changed_lines
@@ -168,7 +169,10 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
                     break
     for path, (turn, text) in sorted(latest_after.items()):
         try:
-            tree = ast.parse(text)
+            with warnings.catch_warnings():
+                # The agent's code may hold invalid escapes: compiling it must not warn.
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             line = getattr(exc, "lineno", None)
             signal(turn, f"{path} no longer compiles" + (f" (line {line})" if line else ""),
