@@ -2,8 +2,9 @@
 
 Pure functions over the turn list: the goal, files read and edited (with their diffs), shell
 commands and the checks among them (tests, builds, linters) with their outcome, failed calls,
-interruptions and corrections. Every detector reads these facts, never raw harness JSON, so a
-rule works the same for every harness.
+interruptions, and the request ledger (ledger.py: every user message classified, with the
+turns that served it and whether the user had to ask again). Every detector reads these
+facts, never raw harness JSON, so a rule works the same for every harness.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Mapping
 
 from .diffs import count_changes
 from . import ledger
-from .ledger import Request, asks_for_change  # noqa: F401 (asks_for_change: re-exported)
+from .ledger import Request
 from .model import FileEdit, Role, ToolKind, Transcript, Turn
 from . import tools
 from .tools import shell_read_windows
@@ -192,11 +193,6 @@ def check_outcome(turn: Turn) -> bool | None:
     return None
 
 
-_CORRECTION = re.compile(
-    r"^\s*(no\b|nope|wrong|that'?s (not|wrong)|this is wrong|it (still )?(doesn'?t|does not|didn'?t)"
-    r"|still (fail|broken|not|doesn)|you broke|undo|revert|not what i|why did you|stop\b"
-    r"|that (broke|didn'?t)|it'?s broken|this (doesn'?t|does not) work)", re.I)
-
 # Files that document or configure rather than run: no test is expected after editing them.
 _DOC_SUFFIXES = (".md", ".mdx", ".txt", ".rst", ".adoc", ".json", ".yaml", ".yml", ".toml",
                  ".ini", ".cfg", ".csv", ".env", ".gitignore", ".lock", ".svg", ".html", ".css")
@@ -237,7 +233,6 @@ class Facts:
     checks: tuple[Check, ...]
     failures: tuple[int, ...]  # tool turns that failed
     interruptions: tuple[int, ...]
-    corrections: tuple[int, ...]  # user messages rejecting or correcting the work
     final_answer: Turn | None  # the last real assistant message
     # Which part of the file each read showed, by (turn, path): (first, last, numbered) or
     # ("filter", text); missing when the log cannot tell (no range asked, no output kept).
@@ -356,7 +351,6 @@ def compute(transcript: Transcript) -> Facts:
     read_windows: dict[tuple[int, str], tuple] = {}
     unlocated: list[int] = []
     interruptions: list[int] = []
-    corrections: list[int] = []
     goal: Turn | None = None
     worked = False
 
@@ -375,8 +369,6 @@ def compute(transcript: Transcript) -> Facts:
             if goal is None or (word_count(goal.content) < 3 and not worked
                                 and word_count(turn.content) >= 3):
                 goal = turn
-            elif worked and _CORRECTION.search(turn.content):
-                corrections.append(turn.index)
         elif turn.role is Role.ASSISTANT:
             assistant_turns.append(turn)
         else:
@@ -399,7 +391,7 @@ def compute(transcript: Transcript) -> Facts:
         tool_turns=tuple(tool_turns), reads=tuple(reads), explorations=tuple(explorations),
         edits=tuple(edits), shell_writes=tuple(shell_writes), failed_edits=tuple(failed_edits),
         checks=tuple(checks), failures=tuple(failures), interruptions=tuple(interruptions),
-        corrections=tuple(corrections), final_answer=final_answer,
+        final_answer=final_answer,
         read_windows=read_windows, unlocated_edits=tuple(unlocated), failed=frozenset(failures),
         edits_by_path={path: tuple(records) for path, records in by_path.items()},
         requests=requests, main_requests=tuple(mains),
