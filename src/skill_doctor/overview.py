@@ -27,7 +27,7 @@ from .facts import Facts, relative_path
 from .findings import Finding
 from .model import Role, ToolKind, Transcript, Turn
 from .redact import redact
-from .text import excerpt
+from .text import cut, excerpt
 
 # Timeline kinds, in legend order. Colour is never the only carrier: the legend counts them.
 KINDS = ("user", "assistant", "read", "edit", "shell", "other", "failed", "injected")
@@ -467,22 +467,27 @@ def _diffs(facts: Facts, show) -> tuple[tuple[FileDiff, ...], int]:
         if text is None:
             text = "".join(r.edit.diff for r in records)
         added, removed = count_changes(text)
-        # Redacted whole before it is split into lines, so a key over several lines goes whole.
-        raw = show(text).splitlines()
+        # Redacted whole before it is split into lines, so a key over several lines goes
+        # whole; only the part shown (and a margin for a key that runs past it) is redacted.
+        every = text.splitlines()
         limit = max(0, min(MAX_DIFF_LINES, budget))
-        lines = tuple(_diff_line(x, show) for x in raw[:limit]
-                      if not x.startswith(("--- ", "+++ ")))
-        budget -= min(len(raw), limit)
+        raw = show("\n".join(every[:limit + _REDACT_MARGIN])).splitlines()[:limit]
+        lines = tuple(_diff_line(x) for x in raw if not x.startswith(("--- ", "+++ ")))
+        budget -= min(len(every), limit)
         out.append(FileDiff(show(path), net, tuple(r.turn for r in records), added, removed,
-                            lines, max(0, len(raw) - limit)))
+                            lines, max(0, len(every) - limit)))
     return tuple(out), max(0, len(by_path) - MAX_DIFF_FILES)
 
 
-def _diff_line(line: str, show) -> DiffLine:
+_REDACT_MARGIN = 60  # lines past the shown part redacted with it (a long key's lines)
+
+
+def _diff_line(line: str) -> DiffLine:
+    """One diff line, already redacted with its whole diff (so cut only between words)."""
     tag = {"+": "add", "-": "del", "@": "hunk", "\\": "note"}.get(line[:1], "ctx")
     if len(line) > MAX_LINE_CHARS:
-        line = line[:MAX_LINE_CHARS] + f" … [{len(line) - MAX_LINE_CHARS} more characters]"
-    return DiffLine(tag, show(line))
+        line = cut(line, MAX_LINE_CHARS) + f" … [{len(line) - MAX_LINE_CHARS} more characters]"
+    return DiffLine(tag, line)
 
 
 def _cited_turn(turn: Turn, cited_by: tuple[tuple[str, str, str], ...], show) -> CitedTurn:
