@@ -89,14 +89,16 @@ _INVESTIGATION = re.compile(r"^\s*(explain|tell me|describe|show me|investigate|
                             r"|figure out|research|review|analy[sz]e|audit|explore|understand|diagnose"
                             r"|summari[sz]e|check|compare|list|trace|troubleshoot|evaluate|assess"
                             r"|recommend|suggest|how|what|why|where|which|who)\b", re.I)
-_CHANGE_WORDS = re.compile(
-    r"\b(fix|add|implement|create|write|update|change|modify|refactor|remove|delete|rename|make"
+# Verbs that order a change to files.
+_CHANGE_VERBS = (
+    r"fix|add|implement|create|write|update|change|modify|refactor|remove|delete|rename|make"
     r"|build|convert|migrate|replace|edit|improve|optimi[sz]e|support|bump|upgrade|set ?up|setup"
     r"|generate|redact|move|rewrite|port|extend|enable|disable|handle|introduce|clean ?up"
     r"|patch|correct|adjust|tweak|translate|document|speed ?up|save|put|wire|hook ?up"
     r"|resolve|repair|restore|split|inline|extract|simplify|format|apply|configure"
     r"|scaffold|draft|append|insert|increase|decrease|reduce|center|centre|align|style|use"
-    r"|switch|keep|include|show|display|integrate|debug)\b", re.I)
+    r"|switch|keep|include|show|display|integrate|debug")
+_CHANGE_WORDS = re.compile(rf"\b({_CHANGE_VERBS})\b", re.I)
 _IMPERATIVE_BEFORE = re.compile(
     r"(^|[.!?;:\n(]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"
     r"|must|can|could|would|we|i'?d like you to|go ahead|and then|first|finally|instead|but|need|help me"
@@ -151,7 +153,7 @@ def _classify_cjk(text: str) -> str:
 
 # "Can you add ...", "could we store ...": a question in form, an order in fact.
 _POLITE_ORDER = re.compile(r"^\s*(?:can|could|would|will)\s+(?:you|we|u)\s+(?:please\s+|maybe\s+|also\s+)?"
-                           r"(?:\w+\s+)?(?:" + _CHANGE_WORDS.pattern[3:-3] + r"|store|persist)\b", re.I)
+                           rf"(?:\w+\s+)?(?:{_CHANGE_VERBS}|store|persist)\b", re.I)
 # A message that is only shell commands asks for them to be run.
 _COMMAND_LINE = re.compile(r"^\s*(?:\$\s*)?(?:git|gh|npm|npx|pnpm|yarn|pip|pip3|uv|docker|kubectl|make"
                            r"|cargo|go|python\d?|node|cd|ls|brew|apt(?:-get)?|sudo|curl|ssh|scp)\b")
