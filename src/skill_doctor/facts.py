@@ -351,8 +351,6 @@ def compute(transcript: Transcript) -> Facts:
     read_windows: dict[tuple[int, str], tuple] = {}
     unlocated: list[int] = []
     interruptions: list[int] = []
-    goal: Turn | None = None
-    worked = False
 
     requests = ledger.build(transcript.turns)
     request_text = ""
@@ -365,22 +363,17 @@ def compute(transcript: Transcript) -> Facts:
             continue
         if turn.role is Role.USER:
             user_turns.append(turn)
-            # The goal is the first real request: a bare greeting ("hi") does not count.
-            if goal is None or (word_count(goal.content) < 3 and not worked
-                                and word_count(turn.content) >= 3):
-                goal = turn
         elif turn.role is Role.ASSISTANT:
             assistant_turns.append(turn)
         else:
             tool_turns.append(turn)
-            worked = True
             _tool_facts(turn, cwd, reads, explorations, edits, shell_writes, failed_edits,
                         checks, failures, read_windows, unlocated, request_text)
 
     final_answer = assistant_turns[-1] if assistant_turns else None
     mains = [r for r in requests if r.kind != ledger.FOLLOW_UP]
-    if mains:
-        goal = transcript.turns[mains[0].turn - 1]
+    # The goal is the first main request (a greeting or "clear" is none), else the first message.
+    goal = transcript.turns[mains[0].turn - 1] if mains else (user_turns[0] if user_turns else None)
     by_path: dict[str, list[EditRecord]] = {}
     for record in edits:
         by_path.setdefault(record.path, []).append(record)

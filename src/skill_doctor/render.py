@@ -751,6 +751,15 @@ def _requests(report: Report, ov: Overview, h) -> None:
         else:
             h.span(f"turn {turn}")
 
+    def listed(items, show_item, empty: str) -> None:
+        """Items separated by commas, or `empty` greyed when there are none."""
+        if not items:
+            h.span(empty, cls="none")
+        for i, item in enumerate(items):
+            if i:
+                h.span(", ")
+            show_item(item)
+
     with h.section(aria_labelledby="requests"):
         h.h2("Requests", id="requests")
         h.p("What the user asked, request by request (follow-ups such as \"ok\" or a "
@@ -772,12 +781,7 @@ def _requests(report: Report, ov: Overview, h) -> None:
                             h.td(_KIND_WORDS.get(row.kind, row.kind))
                             h.td(str(row.tool_calls), cls="num")
                             with h.td(__pretty=False):
-                                if not row.files:
-                                    h.span("none", cls="none")
-                                for i, path in enumerate(row.files):
-                                    if i:
-                                        h.span(", ")
-                                    h.code(path)
+                                listed(row.files, h.code, "none")
                             with h.td(__pretty=False):
                                 if row.check is None:
                                     h.span("none", cls="none")
@@ -787,12 +791,7 @@ def _requests(report: Report, ov: Overview, h) -> None:
                                     turn_link(row.check_turn)
                                     h.span(")")
                             with h.td(__pretty=False):
-                                if not row.asked_again:
-                                    h.span("no", cls="none")
-                                for i, turn in enumerate(row.asked_again):
-                                    if i:
-                                        h.span(", ")
-                                    turn_link(turn)
+                                listed(row.asked_again, turn_link, "no")
 
 
 def _setup(ov: Overview, h) -> None:

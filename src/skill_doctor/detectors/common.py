@@ -6,7 +6,7 @@ import functools
 import posixpath
 import re
 
-from ..facts import EditRecord, Facts, classify_check, command_segments
+from ..facts import EditRecord, Facts, command_segments
 from ..model import ToolKind, Turn
 
 
@@ -17,11 +17,6 @@ def _edit_turns(facts: Facts) -> list[int]:
 
 def _edits_with_paths(facts: Facts) -> list[tuple[int, str]]:
     return [(e.turn, e.path) for e in facts.edits] + list(facts.shell_writes)
-
-
-def _passed_after(facts: Facts, turn: int) -> bool:
-    decided = [c for c in facts.checks if c.turn > turn and c.passed is not None]
-    return bool(decided) and bool(decided[-1].passed)
 
 
 _ORIENTATION_FILES = {"claude.md", "agents.md", "gemini.md", "readme.md", "readme", "readme.rst",
@@ -105,20 +100,6 @@ def _target(turn: Turn) -> str:
     if turn.paths:
         return "file:" + turn.paths[0]
     return "input:" + repr(sorted((turn.tool_input or {}).items()))[:500]
-
-
-_READ_ONLY = re.compile(
-    r"^(cat|head|tail|less|more|ls|ll|tree|find|fd|grep|egrep|rg|ag|ack|wc|stat|file|du|df|pwd|echo"
-    r"|printf|which|whereis|type|whoami|id|env|printenv|date|uname|hostname|ps|top|pgrep|lsof"
-    r"|netstat|ss|dig|nslookup|host|ping|traceroute|tracert|curl|wget|jq|yq|sort|uniq|diff|cmp"
-    r"|sleep|test|\[|true|git\s+(status|log|diff|show|branch|remote|rev-parse|ls-files|blame"
-    r"|check-ignore|config\s+--get)|gh\s+\w+\s+(view|list|status))\b")
-
-
-def _changes_state(command: str) -> bool:
-    """Whether a command may have changed something (not a read-only look or a check)."""
-    normal = _normal_command(command)
-    return bool(normal) and not _READ_ONLY.match(normal) and not classify_check(normal)
 
 
 _TEST_FILE = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")

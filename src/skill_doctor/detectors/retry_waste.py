@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from ..facts import Facts, classify_check, found_nothing, is_doc_file, relative_path
 from ..model import Role, ToolKind, Turn
 from ._base import DETECTORS, Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _TEST_FILE, _edits_with_paths, _normal_command, _target, operation_key
+from .common import _TEST_FILE, _edit_turns, _edits_with_paths, _normal_command, _target, operation_key
 
 
 _INVOCATION_ERROR = re.compile(
@@ -18,14 +18,6 @@ _INVOCATION_ERROR = re.compile(
     r"|Unknown (command|script)|no tests ran|file or directory not found|Cannot find module"
     r"|could not find|not installed|No such file or directory|Exit code 127|unrecognized arguments"
     r"|no such option|not a valid command|No rule to make target", re.I)
-
-
-def _positional(command: str) -> tuple[str, ...]:
-    """A command's words without its flags: `pytest -x -q t/` and `pytest t/` are alike."""
-    return tuple(w for w in _normal_command(command).split() if not w.startswith("-"))
-
-
-_REFUSAL = re.compile(r"denied|rejected|not allowed|doesn'?t want|permission|blocked by", re.I)
 
 
 def _error_text(turn: Turn) -> str:
@@ -294,7 +286,7 @@ def _shell_edits_redone(facts: Facts, cwd: str | None) -> list[_Episode]:
     reads: dict[str, list[int]] = {}
     for turn, path in facts.reads:  # in session order, so each list is sorted
         reads.setdefault(_place(path, cwd), []).append(turn)
-    other_work = sorted(set(_edit_turns_all(facts)))
+    other_work = sorted(set(_edit_turns(facts)))
     last_write: dict[str, int] = {}
     for turn, path in facts.shell_writes:
         place = _place(path, cwd)
@@ -313,10 +305,6 @@ def _any_between(turns: list[int], low: int, high: int) -> bool:
     """Whether a sorted list holds a turn strictly between `low` and `high`."""
     i = bisect.bisect_right(turns, low)
     return i < len(turns) and turns[i] < high
-
-
-def _edit_turns_all(facts: Facts) -> list[int]:
-    return [e.turn for e in facts.edits] + list(facts.unlocated_edits)
 
 
 def _agent_acted(facts: Facts, after: int, before: int) -> bool:
