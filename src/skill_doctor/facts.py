@@ -250,6 +250,26 @@ class Facts:
     requests: tuple[Request, ...] = ()
     main_requests: tuple[Request, ...] = ()
     request_turns: tuple[int, ...] = ()  # the main requests' turns, for bisection
+    # Every change (path, or None where the log names no file) by turn, and the turns of the
+    # changes and the checks: each request finds its own by bisection, so a session of
+    # thousands of requests stays linear.
+    changes: tuple[tuple[int, str | None], ...] = ()
+    change_turns: tuple[int, ...] = ()
+    check_turns: tuple[int, ...] = ()
+
+    def changes_in(self, request: Request) -> tuple[tuple[int, str | None], ...]:
+        """The changes made for a request: (turn, path), in session order."""
+        return self.changes[bisect.bisect_right(self.change_turns, request.turn):
+                            bisect.bisect_right(self.change_turns, request.end)]
+
+    def checks_after(self, turn: int) -> tuple[Check, ...]:
+        """The checks that ran after a turn, in session order."""
+        return self.checks[bisect.bisect_right(self.check_turns, turn):]
+
+    def checks_between(self, after: int, until: int) -> tuple[Check, ...]:
+        """The checks of turns after `after` up to `until`, in session order."""
+        return self.checks[bisect.bisect_right(self.check_turns, after):
+                           bisect.bisect_right(self.check_turns, until)]
 
     def request_at(self, index: int) -> Request | None:
         """The main request a turn served (None before the first); one bisection."""
@@ -372,6 +392,8 @@ def compute(transcript: Transcript) -> Facts:
 
     final_answer = assistant_turns[-1] if assistant_turns else None
     mains = [r for r in requests if r.kind != ledger.FOLLOW_UP]
+    changes = tuple(sorted([(e.turn, e.path) for e in edits] + shell_writes
+                           + [(turn, None) for turn in unlocated], key=lambda c: c[0]))
     # The goal is the first main request (a greeting or "clear" is none), else the first message.
     goal = transcript.turns[mains[0].turn - 1] if mains else (user_turns[0] if user_turns else None)
     by_path: dict[str, list[EditRecord]] = {}
@@ -389,6 +411,8 @@ def compute(transcript: Transcript) -> Facts:
         edits_by_path={path: tuple(records) for path, records in by_path.items()},
         requests=requests, main_requests=tuple(mains),
         request_turns=tuple(r.turn for r in mains),
+        changes=changes, change_turns=tuple(turn for turn, _ in changes),
+        check_turns=tuple(c.turn for c in checks),
     )
 
 

@@ -247,13 +247,12 @@ def build(transcript: Transcript, facts: Facts, findings: Iterable[Finding], *,
 def _requests(facts: Facts, show: Callable[[str], str]) -> tuple[RequestRow, ...]:
     """Each main request: what it asked, the work done for it, and the check that followed."""
     rows = []
-    edits = sorted([(e.turn, e.path) for e in facts.edits] + list(facts.shell_writes))
     for request in facts.main_requests:
         served = facts.served_turns(request)
-        files = tuple(dict.fromkeys(path for turn, path in edits if request.serves(turn)))
-        last_edit = max((turn for turn, _ in edits if request.serves(turn)), default=None)
-        after = [c for c in facts.checks if last_edit is not None and c.turn > last_edit
-                 and request.serves(c.turn)]
+        changes = facts.changes_in(request)
+        files = tuple(dict.fromkeys(path for _, path in changes if path is not None))
+        last_edit = changes[-1][0] if changes else None
+        after = facts.checks_between(last_edit, request.end) if last_edit is not None else ()
         check = after[-1] if after else None
         outcome = {True: "passed", False: "failed", None: "no verdict"}[check.passed] if check else ""
         text = request.text or "(the request is not in this log)"

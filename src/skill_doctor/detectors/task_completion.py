@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 from typing import Any, Mapping
 
@@ -10,7 +9,6 @@ from ..facts import Check, Facts, is_doc_file, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role
 from ._base import Evidence, Measurement, detector
-from .common import _edits_with_paths
 
 
 _CLAIMS_SUCCESS = re.compile(
@@ -72,8 +70,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     requests = facts.main_requests
     if not requests:
         return Measurement(0, (), "no user request found", ("unfinished",))
-    lookup = _Lookup(facts)
-    results = [_judge(facts, r, params, lookup) for r in requests]
+    session = _Session(facts)
+    results = [_judge(facts, r, params, session) for r in requests]
     level = min(level for level, _, _ in results)
     evidence: list[Evidence] = []
     causes: list[str] = []
@@ -117,7 +115,19 @@ def _ended_mid_work(facts: Facts) -> int | None:
     return last.index
 
 
-def _judge(facts: Facts, request: Request, params: Mapping[str, Any], lookup: _Lookup
+class _Session:
+    """What every request's judgement reads of the whole session, worked out once (so a
+    session of thousands of requests stays linear)."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.hides_work = _hides_work(facts)
+        # The last check with a verdict, and the last check of all: the checks after a
+        # request's last edit end with these when they ran after it.
+        self.last_decided = next((c for c in reversed(facts.checks) if c.passed is not None), None)
+        self.last_check = facts.checks[-1] if facts.checks else None
+
+
+def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _Session
            ) -> tuple[int, list[Evidence], list[str]]:
     """One main request's level, the turns behind it and why it lost points."""
     served = [t for t in facts.served_turns(request) if t.meta is None and t.role is not Role.USER]
@@ -127,9 +137,9 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], lookup: _L
             return 3, [], []
         return 0, [Evidence(request.turn, "the request got no response")], ["unfinished"]
     if request.kind == CHANGE:
-        level, evidence, causes = _judge_change(facts, request, served, lookup)
+        level, evidence, causes = _judge_change(facts, request, served, session)
     elif request.kind == OPERATION:
-        level, evidence, causes = _judge_operation(facts, request, served)
+        level, evidence, causes = _judge_operation(facts, request, served, session)
     else:
         level, evidence, causes = _judge_question(facts, request, served, params)
     last_work = max((t.index for t in served), default=request.turn)
@@ -138,7 +148,7 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], lookup: _L
         unanswered = [t for t in complaints if t >= last_work]
         cap = 1 if unanswered else 2
         # A complaint the agent acted on and then showed fixed (a check passed) is settled.
-        checked = [c for c in lookup.checks_after(max(complaints)) if request.serves(c.turn)]
+        checked = facts.checks_between(max(complaints), request.end)
         if not unanswered and checked and checked[-1].passed:
             cap = 3
         if level > cap:
@@ -149,54 +159,30 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], lookup: _L
     return level, evidence, causes
 
 
-class _Lookup:
-    """The session's edits and checks sorted by turn, built once per grading, so each request
-    finds its own by bisection (a session of thousands of requests stays linear)."""
-
-    def __init__(self, facts: Facts) -> None:
-        self.edits = sorted([(turn, path) for turn, path in _edits_with_paths(facts)]
-                            + [(turn, None) for turn in facts.unlocated_edits],
-                            key=lambda edit: edit[0])
-        self.edit_turns = [turn for turn, _ in self.edits]
-        self.checks = facts.checks
-        self.check_turns = [c.turn for c in facts.checks]
-
-    def changes_in(self, request: Request) -> list[tuple[int, str | None]]:
-        return self.edits[bisect.bisect_right(self.edit_turns, request.turn):
-                          bisect.bisect_right(self.edit_turns, request.end)]
-
-    def checks_after(self, turn: int) -> tuple[Check, ...]:
-        return self.checks[bisect.bisect_right(self.check_turns, turn):]
-
-
-def _judge_change(facts: Facts, request: Request, served: list, lookup: _Lookup
+def _judge_change(facts: Facts, request: Request, served: list, session: _Session
                   ) -> tuple[int, list[Evidence], list[str]]:
-    changes = lookup.changes_in(request)
+    changes = facts.changes_in(request)
     if not changes:
         tools = [t for t in served if t.role is Role.TOOL]
         if tools and any(op in _NAMED_OPERATIONS for op in request.operations):
             # "write a commit message, commit and push": what it asks is to run something.
-            return _judge_operation(facts, request, served)
-        if not tools and _hides_work(facts):
+            return _judge_operation(facts, request, served, session)
+        if not tools and session.hides_work:
             return _judge_by_answer(request, served)
         return (1 if tools else 0), [Evidence(request.turn, "a change was asked for, but no "
                                                             "file was changed for it")], ["unfinished"]
-    last_edit = max(turn for turn, _ in changes)
-    after = lookup.checks_after(last_edit)
-    decided = [c for c in after if c.passed is not None]
+    last_edit = changes[-1][0]
     # Checks run for this request (or later ones, when it is the last change) count.
-    if decided and decided[-1].passed:
+    decided = session.last_decided
+    if decided is not None and decided.turn > last_edit:
+        return (3, [], []) if decided.passed else _failed_check(facts, decided)
+    if all(p is not None and is_doc_file(p) for _, p in changes) or request.forbids_checks:
         return 3, [], []
-    if decided:
-        return _failed_check(facts, decided[-1])
-    paths = [p for _, p in changes]
-    if all(p is not None and is_doc_file(p) for p in paths) or request.forbids_checks:
-        return 3, [], []
-    undecided = list(after)
+    last = session.last_check
+    if last is not None and last.turn > last_edit:
+        return 2, [Evidence(last.turn, "the check after the last edit shows no pass or "
+                                       f"failure: {last.command[:120]}")], ["no_check"]
     code_edits = [t for t, p in changes if p is None or not is_doc_file(p)]
-    if undecided:
-        return 2, [Evidence(undecided[-1].turn, "the check after the last edit shows no pass or "
-                                                f"failure: {undecided[-1].command[:120]}")], ["no_check"]
     return 2, [Evidence(max(code_edits, default=last_edit), "no check ran after the last edit, "
                                                             "so the transcript cannot show the "
                                                             "change works")], ["no_check"]
@@ -214,11 +200,11 @@ def _failed_check(facts: Facts, last: Check) -> tuple[int, list[Evidence], list[
     return 1, evidence, causes
 
 
-def _judge_operation(facts: Facts, request: Request, served: list
+def _judge_operation(facts: Facts, request: Request, served: list, session: _Session
                      ) -> tuple[int, list[Evidence], list[str]]:
     tools = [t for t in served if t.role is Role.TOOL]
     if not tools:
-        if _hides_work(facts):
+        if session.hides_work:
             return _judge_by_answer(request, served)
         return 1, [Evidence(request.turn, "the operation asked for was never run")], ["not_run"]
     for op in request.operations or ("run",):
