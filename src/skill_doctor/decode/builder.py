@@ -263,7 +263,8 @@ class TranscriptBuilder:
         dropped = len(self._turns) - len(kept)
         if dropped:
             self._turns = kept
-            self._open_calls = {k: d for k, d in self._open_calls.items() if any(d is x for x in kept)}
+            still = {id(d) for d in kept}
+            self._open_calls = {k: d for k, d in self._open_calls.items() if id(d) in still}
             self.skip("announced-call-never-run", dropped)
 
     def _drop(self, draft: dict[str, Any]) -> None:
