@@ -474,7 +474,12 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             check_kind = None
         if check_kind:
             outcome = check_outcome(turn)
-            if outcome is None and check_kind == "run" and turn.exit_code is None and \
+            if outcome is None and check_kind in ("typecheck", "lint") and turn.exit_code == 0 \
+                    and not _MASKS_EXIT.search(command) and not (turn.tool_output or "").strip():
+                # Type checkers and linters say nothing when they find nothing (tsc, eslint,
+                # go vet): silence with a recorded exit code 0 is their pass.
+                outcome = True
+            elif outcome is None and check_kind == "run" and turn.exit_code is None and \
                     not turn.is_error and (turn.tool_output or "").strip():
                 # A run with output and no error in a log without exit codes (trajectories):
                 # the program ran; what it printed is the evidence.

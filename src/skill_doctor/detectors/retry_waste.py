@@ -271,7 +271,10 @@ def _retry_cause(before: Turn, again: Turn, code_edits: list[int], test_edits: l
         if between(code_edits):
             return None  # red-green: the code changed and the check ran again
         if between(test_edits):
-            return "test_rewritten"
+            # A failing test run fixed by editing only the tests bent the test to the code; a
+            # failing type check or build fixed in the tests is the tests following a changed
+            # interface, and the rerun checks that work.
+            return "test_rewritten" if classify_check(before.command) == "test" else None
     if before.command and classify_check(before.command) and \
             _INVOCATION_ERROR.search(before.tool_output or ""):
         return "test_command_hunt"
