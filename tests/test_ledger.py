@@ -23,6 +23,10 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("帮我配置下Maple Mono NF CN这个", ledger.CHANGE),
     ("比较适合macos系统terminal的中文字体有哪些推荐？", ledger.QUESTION),
     ("可以", ledger.FOLLOW_UP),
+    # An order after a comma is an order; a verb that ends the clause after one asks.
+    ("call the file custom-compaction.ts, update README.md for the hooks examples dir", ledger.CHANGE),
+    ("great. To be clear, what runs is the saved copy of the workspace, correct?", ledger.QUESTION),
+    ("When I add a tab, the layout breaks", ledger.FOLLOW_UP),
 ])
 def test_classify(text, kind):
     assert ledger.classify(ledger.strip_pasted(text)) == kind

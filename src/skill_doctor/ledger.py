@@ -100,9 +100,10 @@ _CHANGE_VERBS = (
     r"|switch|keep|include|show|display|integrate|debug")
 _CHANGE_WORDS = re.compile(rf"\b({_CHANGE_VERBS})\b", re.I)
 _IMPERATIVE_BEFORE = re.compile(
-    r"(^|[.!?;:\n(]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"
+    r"(^|[.!?;:\n(,]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"
     r"|must|can|could|would|we|i'?d like you to|go ahead|and then|first|finally|instead|but|need|help me"
     r"|needs|want|start)\s*,?)\s*$", re.I)
+_ENDS_CLAUSE = re.compile(r"\s*(?:[?.!]|$)")
 _FIX_ORDER = re.compile(r"\b(and|then|also|please|,)\s+(fix|change|update|implement|add|apply"
                         r"|patch|correct|resolve|repair|make)\b", re.I)
 # What an operation request asks to run, and the command words that do it.
@@ -185,6 +186,8 @@ def asks_for_change(text: str) -> bool:
         return bool(_FIX_ORDER.search(text))
     for match in _CHANGE_WORDS.finditer(text):
         before = text[max(0, match.start() - 40):match.start()]
+        if before.rstrip().endswith(",") and _ENDS_CLAUSE.match(text, match.end()):
+            continue  # ", correct?" asks; ", update the README" orders
         if _IMPERATIVE_BEFORE.search(before):
             return True
     return False
