@@ -470,7 +470,10 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
     command = turn.command
     if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
         check_kind = classify_check(command)
-        if check_kind == "run" and not _runs_own_code(command, cwd, edits, shell_writes):
+        if check_kind == "run" and (kind is ToolKind.EDIT
+                                    or not _runs_own_code(command, cwd, edits, shell_writes)):
+            # A script that writes files (`python - <<EOF ... write_text`) makes a change,
+            # it does not check one.
             check_kind = None
         if check_kind:
             outcome = check_outcome(turn)
