@@ -27,6 +27,11 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("call the file custom-compaction.ts, update README.md for the hooks examples dir", ledger.CHANGE),
     ("great. To be clear, what runs is the saved copy of the workspace, correct?", ledger.QUESTION),
     ("When I add a tab, the layout breaks", ledger.FOLLOW_UP),
+    ("Am I supposed to add OPK_DEBUG=1 to the code, or use it on the command line?", ledger.QUESTION),
+    ("we need to define when to create a skill. let's think first, before we change anything",
+     ledger.QUESTION),
+    ("Don't write any code yet: should the cache live in the client?", ledger.QUESTION),
+    ("Fix the parser before you commit", ledger.CHANGE),
 ])
 def test_classify(text, kind):
     assert ledger.classify(ledger.strip_pasted(text)) == kind

@@ -59,6 +59,13 @@ _NEGATED = re.compile(
     r"|create|creating|delete|deleting|remove|removing|replace|replacing|update|updating|commit"
     r"|push|fix|fixing|implement|make|making|test|testing|run|running|search|searching|block)\b"
     r"[^.,;:!?\n]*", re.I)
+# "let's think first, before we change anything", "don't write any code yet": the user wants to
+# discuss before any change, so the message asks for an answer, whatever verbs it holds.
+_HOLDS_CHANGES = re.compile(
+    r"\b(?:before|until)\s+(?:we|you|i|u)?\s*(?:change|changing|modify|modifying|edit|editing"
+    r"|touch|touching|make|making|write|writing|implement|implementing)\s+(?:any|anything)\b"
+    r"|\b(?:do not|don'?t|dont)\s+(?:change|modify|edit|touch|write|implement|make)\s+"
+    r"(?:any(?:thing)?\s+)?(?:\w+\s+)?yet\b", re.I)
 _FORBIDS_CHECKS = re.compile(r"\b(?:do not|don'?t|dont|no need to|not to|never|without)\s+"
                              r"(?:\w+\s+)?(?:test|testing|run (?:the )?tests?|build|check)\b", re.I)
 
@@ -80,7 +87,8 @@ _REJECTS = re.compile(
     r"|same (error|problem|issue)|^\W*too (long|short|big|small|verbose|much)\b"
     r"|not (showing|displaying|displayed|shown|visible|rendering|appearing|loading|updating))", re.I)
 _QUESTION_OPENING = re.compile(
-    r"^\s*(how|what|why|where|which|who|whom|is|are|was|were|does|do|did|can|could|should"
+    r"^\s*(how|what|why|where|which|who|whom|is|are|am|was|were|does|do|did|has|have|can|could|should"
+    r"|shall|may"
     r"|would|will|explain|tell me|describe|show me|investigate|look into|find out|figure out"
     r"|research|review|analy[sz]e|audit|explore|understand|diagnose|summari[sz]e|check|compare"
     r"|list|trace|troubleshoot|evaluate|assess|recommend|suggest|any idea)\b", re.I)
@@ -209,6 +217,8 @@ def classify(text: str, previous_answer: str = "") -> str:
                 asks_for_change(_OFFER.split(previous_answer[-600:], 1)[-1]):
             return CHANGE
         return FOLLOW_UP
+    if _HOLDS_CHANGES.search(text):
+        return QUESTION
     if asks_for_change(text):
         return CHANGE
     if _OPERATION_REQUEST.search(_NEGATED.sub(" ", text)):

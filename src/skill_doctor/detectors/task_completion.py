@@ -169,8 +169,9 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
             return _judge_operation(facts, request, served, session)
         if not tools and session.hides_work:
             return _judge_by_answer(request, served)
-        return (1 if tools else 0), [Evidence(request.turn, "a change was asked for, but no "
-                                                            "file was changed for it")], ["unfinished"]
+        # The agent answered or acted, so something was done: 0 stays for no response at all.
+        return 1, [Evidence(request.turn, "a change was asked for, but no file was changed "
+                                          "for it")], ["unfinished"]
     last_edit = changes[-1][0]
     # Checks run for this request (or later ones, when it is the last change) count.
     decided = session.last_decided
