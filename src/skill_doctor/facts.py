@@ -371,6 +371,7 @@ def compute(transcript: Transcript) -> Facts:
     read_windows: dict[tuple[int, str], tuple] = {}
     unlocated: list[int] = []
     interruptions: list[int] = []
+    written = _WrittenNames()
 
     requests = ledger.build(transcript.turns)
     request_text = ""
@@ -388,7 +389,7 @@ def compute(transcript: Transcript) -> Facts:
         else:
             tool_turns.append(turn)
             _tool_facts(turn, cwd, reads, explorations, edits, shell_writes, failed_edits,
-                        checks, failures, read_windows, unlocated, request_text)
+                        checks, failures, read_windows, unlocated, written, request_text)
 
     final_answer = assistant_turns[-1] if assistant_turns else None
     mains = [r for r in requests if r.kind != ledger.FOLLOW_UP]
@@ -428,7 +429,8 @@ def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | No
 
 def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, edits: list,
                 shell_writes: list, failed_edits: list, checks: list, failures: list,
-                read_windows: dict, unlocated: list, request_text: str = "") -> None:
+                read_windows: dict, unlocated: list, written: _WrittenNames,
+                request_text: str = "") -> None:
     failed = tool_failed(turn)
     if failed:
         failures.append(turn.index)
@@ -470,8 +472,8 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
     command = turn.command
     if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
         check_kind = classify_check(command)
-        if check_kind == "run" and (kind is ToolKind.EDIT
-                                    or not _runs_own_code(command, cwd, edits, shell_writes)):
+        if check_kind == "run" and (kind is ToolKind.EDIT or not _runs_own_code(
+                command, cwd, written.of(edits, shell_writes))):
             # A script that writes files (`python - <<EOF ... write_text`) makes a change,
             # it does not check one.
             check_kind = None
@@ -494,11 +496,26 @@ _SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s
                          r"|tsx|ts-node)\s+(?:-\S+\s+)*([^\s-]\S*)|^(\.{0,2}/\S+|\S+\.(?:py|js|mjs|ts|sh|rb))")
 
 
-def _runs_own_code(command: str, cwd: str | None, edits: list, shell_writes: list) -> bool:
-    """Whether a run of a program exercises the project: a script the session wrote, or one
-    inside the project (not a helper under a hidden tool folder such as `.gemini/skills`, not
-    a file outside the project); a module or entry point (`python -m app`, `node .`) counts."""
-    written = {posixpath.basename(e.path) for e in edits} | {posixpath.basename(p) for _, p in shell_writes}
+class _WrittenNames:
+    """The base names of the files the session has written so far, brought up to date from
+    the growing edit lists only when asked (once per run of a program, not once per edit)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self._edits = self._writes = 0
+
+    def of(self, edits: list, shell_writes: list) -> set[str]:
+        self.names.update(posixpath.basename(e.path) for e in edits[self._edits:])
+        self.names.update(posixpath.basename(p) for _, p in shell_writes[self._writes:])
+        self._edits, self._writes = len(edits), len(shell_writes)
+        return self.names
+
+
+def _runs_own_code(command: str, cwd: str | None, written: set[str]) -> bool:
+    """Whether a run of a program exercises the project: a script the session wrote (its base
+    name in `written`), or one inside the project (not a helper under a hidden tool folder
+    such as `.gemini/skills`, not a file outside the project); a module or entry point
+    (`python -m app`, `node .`) counts."""
     for segment in command_segments(command):
         match = _SCRIPT_ARG.match(segment)
         if not match:

@@ -149,8 +149,9 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
         request = _request_of(facts, t.index)
         t_failed = t.index in failed_turns or t.index in check_failed
         key = _attempt_key(t, cwd)
+        head = (t.tool_output or "")[:600]
         ineffective = (t.kind in (ToolKind.SEARCH, ToolKind.LIST) and _found_nothing(t)) or \
-            bool(_STILL_RUNNING.search((t.tool_output or "")[:600]))
+            ("running" in head.lower() and bool(_STILL_RUNNING.search(head)))
         if key is not None:
             opened = open_attempts.get(key)
             if opened is not None:
@@ -369,15 +370,19 @@ def _extend_loop(episodes: list[_Episode], first: int, last: int) -> None:
 def _merge_episodes(episodes: list[_Episode]) -> list[_Episode]:
     """Overlapping episodes are one (a loop of failing calls, two actions alternating)."""
     merged: list[_Episode] = []
+    turns: list[set[int]] = []  # each merged episode's turns, sorted once at the end
     for ep in sorted(episodes, key=lambda e: (e.first, e.last)):
         if merged and ep.first <= merged[-1].last:
             head = merged[-1]
             head.last = max(head.last, ep.last)
-            head.turns = sorted(set(head.turns) | set(ep.turns))
+            turns[-1].update(ep.turns)
             if ep.kind == "loop" and head.kind == "loop" and ep.what != head.what:
                 head.what = f"{head.what} and {ep.what} alternating"
             continue
-        merged.append(_Episode(ep.first, ep.last, list(ep.turns), ep.what, ep.cause, ep.kind))
+        merged.append(_Episode(ep.first, ep.last, [], ep.what, ep.cause, ep.kind))
+        turns.append(set(ep.turns))
+    for ep, seen in zip(merged, turns):
+        ep.turns = sorted(seen)
     return merged
 
 

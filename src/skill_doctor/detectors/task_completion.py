@@ -22,6 +22,16 @@ _ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (
 _TRUNCATED = re.compile(r"tokens? truncated|output truncated|\[truncated|\(truncated\)|characters? "
                         r"(?:were )?(?:elided|omitted|truncated)|lines? (?:elided|omitted|truncated)"
                         r"|Output too long", re.I)
+_CUT_WORDS = ("truncat", "elided", "omitted", "too long")  # one of them is in every cut marker
+
+
+def _was_cut(output: str | None) -> bool:
+    """Whether a tool output says the harness cut it (checked on its end, where markers go)."""
+    tail = (output or "")[-20000:]
+    folded = tail.lower()
+    return any(word in folded for word in _CUT_WORDS) and bool(_TRUNCATED.search(tail))
+
+
 # An answer that hands the question back ("would you like me to ...?", "do you have X?").
 _ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
 # A closing offer of further work ("Want me to start the next phase?") hands nothing back.
@@ -258,7 +268,7 @@ def _judge_question(facts: Facts, request: Request, served: list, params: Mappin
     answer = answers[-1]
     tools = [t for t in served if t.role is Role.TOOL and t.index < answer.index]
     gaps: list[Evidence] = []
-    cut = [t for t in tools if _TRUNCATED.search((t.tool_output or "")[-20000:])]
+    cut = [t for t in tools if _was_cut(t.tool_output)]
     if cut:
         gaps.append(Evidence(cut[-1].index, "the answer rests on a tool output the harness cut "
                                             "short, and it was not narrowed and read again"))
