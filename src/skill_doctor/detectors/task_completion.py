@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any, Mapping
 
@@ -183,8 +184,14 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
         return 1, [Evidence(request.turn, "a change was asked for, but no file was changed "
                                           "for it")], ["unfinished"]
     last_edit = changes[-1][0]
-    # Checks run for this request (or later ones, when it is the last change) count.
-    decided = session.last_decided
+    # The checks that ran after this request's last edit and before the next change of the
+    # session show whether this change worked; later ones also test the changes made since,
+    # and count only when none ran in between.
+    following = bisect.bisect_right(facts.change_turns, last_edit)
+    until = facts.change_turns[following] if following < len(facts.change_turns) else None
+    own = [c for c in (facts.checks_between(last_edit, until - 1) if until is not None else ())
+           if c.passed is not None]
+    decided = own[-1] if own else session.last_decided
     if decided is not None and decided.turn > last_edit:
         return (3, [], []) if decided.passed else _failed_check(facts, decided)
     if all(p is not None and is_doc_file(p) for _, p in changes) or request.forbids_checks:
