@@ -32,6 +32,9 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
      ledger.QUESTION),
     ("Don't write any code yet: should the cache live in the client?", ledger.QUESTION),
     ("Fix the parser before you commit", ledger.CHANGE),
+    # The issue link a message opens with is not how it asks.
+    ("https://github.com/o/r/issues/295\n\nany clean suggestion for this? we can make sdk.ts "
+     "read the key", ledger.QUESTION),
 ])
 def test_classify(text, kind):
     assert ledger.classify(ledger.strip_pasted(text)) == kind

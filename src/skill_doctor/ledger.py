@@ -91,7 +91,10 @@ _QUESTION_OPENING = re.compile(
     r"|shall|may"
     r"|would|will|explain|tell me|describe|show me|investigate|look into|find out|figure out"
     r"|research|review|analy[sz]e|audit|explore|understand|diagnose|summari[sz]e|check|compare"
-    r"|list|trace|troubleshoot|evaluate|assess|recommend|suggest|any idea)\b", re.I)
+    r"|list|trace|troubleshoot|evaluate|assess|recommend|suggest|any)\b", re.I)
+_BARE_ANY = re.compile(r"^\s*any\b(?!.*\?)", re.I | re.S)  # "any ..." asks only with a "?"
+# A link the message opens with (the issue it is about) is not how the message asks.
+_LEADING_LINKS = re.compile(r"^(?:\s*<?\S+://\S+>?\s*\n)+")
 # Openings that ask for an answer even without a question mark ("explain the parser").
 _INVESTIGATION = re.compile(r"^\s*(explain|tell me|describe|show me|investigate|look into|find out"
                             r"|figure out|research|review|analy[sz]e|audit|explore|understand|diagnose"
@@ -185,7 +188,7 @@ def asks_for_change(text: str) -> bool:
     it"); otherwise a change verb counts only where it gives an order: at the start of a
     clause or after "please", "can you", "and", "then" ...; "when I add a tab" describes.
     """
-    text = _NEGATED.sub(" ", text)
+    text = _NEGATED.sub(" ", _LEADING_LINKS.sub("", text))
     if _POLITE_ORDER.match(text):
         return True
     if _QUESTION_OPENING.match(text) and "?" in text:
@@ -223,7 +226,8 @@ def classify(text: str, previous_answer: str = "") -> str:
         return CHANGE
     if _OPERATION_REQUEST.search(_NEGATED.sub(" ", text)):
         return OPERATION
-    if _QUESTION_OPENING.match(text) or "?" in re.sub(r"\S+://\S+", "", text):
+    if _QUESTION_OPENING.match(_LEADING_LINKS.sub("", text)) and not _BARE_ANY.match(text) \
+            or "?" in re.sub(r"\S+://\S+", "", text):
         return QUESTION
     # Words that neither ask nor order ("M-Claude", "I'm using Ghostty", "I set that on
     # purpose") inform the request before them; `build` takes a first message that only
