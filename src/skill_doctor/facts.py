@@ -492,6 +492,42 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             checks.append(Check(turn.index, command, check_kind, outcome))
 
 
+# Commands whose successful run changes the machine a task is about, where a task is done
+# through commands rather than file edits: packages installed, permissions set, files made,
+# moved or deleted, services and users configured, a repository's history changed, images
+# built, outputs written by converters and compilers.
+_SYSTEM_CHANGE = re.compile(
+    r"^(?:sudo\s+(?:-\S+\s+)*)?(?:"
+    r"(?:pip3?|uv|pipx|poetry|conda|mamba|micromamba|npm|pnpm|yarn|bun|gem|cargo|go|apt(?:-get)?"
+    r"|yum|dnf|apk|brew|snap|pacman|zypper|R|Rscript)\s+(?:\S+\s+)*?(?:install|add|remove"
+    r"|uninstall|upgrade|update|sync|create|build|env)\b"
+    r"|(?:chmod|chown|chgrp|mkdir|rmdir|rm|mv|cp|ln|touch|install|tar|unzip|gunzip|gzip|bzip2|xz"
+    r"|7z|zip|shred|truncate|dd|rsync|patch|useradd|adduser|usermod|userdel|groupadd|passwd"
+    r"|chpasswd|crontab|sysctl|mount|ldconfig|update-alternatives|systemctl|service|supervisorctl"
+    r"|a2ensite|a2enmod|ufw|iptables|ssh-keygen|htpasswd|mkfifo)\b"
+    r"|git\s+(?:-\S+\s+)*(?:commit|checkout|switch|merge|rebase|reset|revert|cherry-pick|stash"
+    r"|add|rm|mv|init|clone|pull|apply|am|config|branch|tag|remote|restore|filter-branch"
+    r"|filter-repo|gc|prune|update-ref|reflog\s+expire)\b"
+    r"|(?:docker|podman)\s+(?:compose\s+)?(?:build|run|create|start|stop|restart|rm|up|down"
+    r"|commit|tag|load|network|volume)\b"
+    r"|kubectl\s+(?:apply|create|delete|patch|scale|rollout|set|label|annotate)\b"
+    r"|(?:make|cmake|ninja|meson|gcc|g\+\+|cc|clang|rustc|javac|ffmpeg|gpg|openssl|convert"
+    r"|magick|sqlite3|psql|mysql|wget)\b"
+    r"|curl\b.*\s-(?:o|O|-output)\b"
+    r")")
+
+
+def changes_system(command: str) -> bool:
+    """Whether a command line changes the machine (see _SYSTEM_CHANGE), or writes a file
+    through a redirection."""
+    for segment in command_segments(command):
+        if _SYSTEM_CHANGE.match(segment):
+            return True
+        if re.search(r"(?<![<>&\d])>{1,2}\s*(?!&|/dev/null\b)[^\s&|;]", segment):
+            return True
+    return False
+
+
 _SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s+run)?|php|perl|bash|sh"
                          r"|tsx|ts-node)\s+(?:-\S+\s+)*([^\s-]\S*)|^(\.{0,2}/\S+|\S+\.(?:py|js|mjs|ts|sh|rb))")
 

@@ -6,9 +6,9 @@ import bisect
 import re
 from typing import Any, Mapping
 
-from ..facts import Check, Facts, is_doc_file, word_count
+from ..facts import Check, Facts, changes_system, is_doc_file, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
-from ..model import Role
+from ..model import Role, ToolKind
 from ._base import Evidence, Measurement, detector
 
 
@@ -59,7 +59,9 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     last edit (tests, build, type checker, linter, or a run of the program) passed; 2 when no
     check shows it works (documentation and configuration need none, nor does a request that
     says "don't test"); 1 when that check still fails (the final message claiming success
-    anyway is called out) or nothing was changed. A question is done (3) when an answer of
+    anyway is called out) or nothing was changed. A change made by commands instead of edits
+    (packages installed, permissions set, files archived or removed) is judged the same way by
+    the checks after the last of them. A question is done (3) when an answer of
     `min_answer_words` words or more follows it (CJK text counted by characters); 2 when the
     answer rests on a tool output the harness cut, on calls that were refused, or ends by
     handing the question back; 1 when it got no answer. An operation (commit, push, deploy,
@@ -136,6 +138,7 @@ class _Session:
         # request's last edit end with these when they ran after it.
         self.last_decided = next((c for c in reversed(facts.checks) if c.passed is not None), None)
         self.last_check = facts.checks[-1] if facts.checks else None
+        self.check_turns = frozenset(facts.check_turns)
 
 
 def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _Session
@@ -180,6 +183,18 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
             return _judge_operation(facts, request, served, session)
         if not tools and session.hides_work:
             return _judge_by_answer(request, served)
+        commands = [t for t in tools if t.kind is ToolKind.SHELL and t.command
+                    and t.index not in facts.failed and t.index not in session.check_turns
+                    and changes_system(t.command)]
+        if commands:
+            # Done through commands (packages installed, permissions set, files archived or
+            # removed): judged by the checks after the last of them, like an edit.
+            last = commands[-1].index
+            decided = [c for c in facts.checks_between(last, request.end) if c.passed is not None]
+            if decided:
+                return (3, [], []) if decided[-1].passed else _failed_check(facts, decided[-1])
+            return 2, [Evidence(last, "the change was made by commands, and no check after "
+                                      "them shows it works")], ["no_check"]
         # The agent answered or acted, so something was done: 0 stays for no response at all.
         return 1, [Evidence(request.turn, "a change was asked for, but no file was changed "
                                           "for it")], ["unfinished"]
