@@ -247,7 +247,12 @@ def _judge_operation(facts: Facts, request: Request, served: list, session: _Ses
         if not runs:
             return 1, [Evidence(request.turn, f"asked to {op}, but no command did it")], ["not_run"]
         last = runs[-1]
-        if last.index in facts.failed:
+        # "Run the tests" is done when they ran and gave their verdict, pass or fail: what
+        # they found is the answer. Any other operation that failed was not done.
+        check = next(iter(facts.checks_between(last.index - 1, last.index)), None)
+        reported = op == "run" and check is not None and check.kind != "run" and \
+            check.passed is not None
+        if last.index in facts.failed and not reported:
             return 1, [Evidence(last.index, f"the {op} failed and was not redone")], ["last_call_failed"]
     return 3, [], []
 
