@@ -26,9 +26,11 @@ listed in the index with the error, and the batch goes on.
 from __future__ import annotations
 
 import csv
+import heapq
 import io
 import json
 import os
+import queue
 import re
 import shutil
 import statistics
@@ -37,9 +39,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
+from .errors import SkillDoctorError
 from .rubric import SCALES, Rubric
 
 if TYPE_CHECKING:
@@ -128,7 +131,8 @@ def _started(started_at: str | None) -> datetime | None:
 def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | None = None,
               redact_secrets: bool = True,
               thresholds: Mapping[str, float] | None = None, out_dir: str | None = None,
-              index: int = 0) -> tuple[Graded, ...]:
+              index: int = 0, base: str | None = None,
+              home: str | None = None) -> tuple[Graded, ...]:
     """Decode one file and grade each session it holds (most files hold one); never raises
     (a failure becomes an error row).
 
@@ -136,33 +140,58 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
     same the session's own page shows. With `out_dir`, the pages are written to
     `out_dir/<index>-<n>/` here (in the worker) and the row carries only that folder's name:
     what waits in memory for its turn in the input order is a few hundred bytes per session,
-    whatever the sessions hold."""
+    whatever the sessions hold.
+
+    On another machine (a Dask worker) `base` is the submitting machine's working directory,
+    which a relative `path` is read under (it is still shown as given), and `home` the home
+    folder folded as `~` ("" for none), so the pages are the ones a local run writes."""
+    from .redact import folding_home
+
+    with folding_home(home):
+        return _grade_file(path, rubric, generated_at, since, redact_secrets, thresholds,
+                           out_dir, index, base)
+
+
+def _grade_file(path: str, rubric: Rubric, generated_at: str, since: datetime | None,
+                redact_secrets: bool, thresholds: Mapping[str, float] | None,
+                out_dir: str | None, index: int, base: str | None) -> tuple[Graded, ...]:
     from .decode import decode_file
     from .decode.sessions import split
+
+    read = path if base is None or os.path.isabs(path) else os.path.join(base, path)
+    try:
+        transcripts = split(decode_file(read))
+    except Exception as exc:  # one file must not stop the batch
+        return (failed(path, exc, redact_secrets),)
+    if read != path:  # the source as given, as a local run records it
+        transcripts = [replace(t, source=path) for t in transcripts]
+    return tuple(_grade_session(read, t, rubric, generated_at, since, redact_secrets,
+                                thresholds, out_dir, f"{index}-{n}", shown_as=path)
+                 for n, t in enumerate(transcripts, start=1))
+
+
+def failed(path: str, exc: BaseException, redact_secrets: bool = True) -> Graded:
+    """The row of a file whose grading failed: listed in the index with the error."""
+    from .redact import shown as shown_text
     from .report import display_path
 
-    try:
-        transcripts = split(decode_file(path))
-    except Exception as exc:  # one file must not stop the batch
-        name = os.path.splitext(os.path.basename(path))[0] or "session"
-        return (Graded(display_path(path, redact_secrets), name, "error",
-                       f"grading failed: {type(exc).__name__}: {exc}"),)
-    return tuple(_grade_session(path, t, rubric, generated_at, since, redact_secrets, thresholds,
-                                out_dir, f"{index}-{n}")
-                 for n, t in enumerate(transcripts, start=1))
+    name = os.path.splitext(os.path.basename(path))[0] or "session"
+    return Graded(display_path(path, redact_secrets), shown_text(name, redact_secrets), "error",
+                  f"grading failed: {type(exc).__name__}: {exc}")
 
 
 def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_at: str,
                    since: datetime | None, redact_secrets: bool,
                    thresholds: Mapping[str, float] | None = None, out_dir: str | None = None,
-                   folder_key: str = "0") -> Graded:
+                   folder_key: str = "0", shown_as: str | None = None) -> Graded:
     from .check import judge
     from .render import render
     from .report import display_path, grade, to_json
     from .tokens import to_json as usage_json
     from .write import dump_json
 
-    shown = display_path(path, redact_secrets)  # home as ~, secrets redacted, as in report.json
+    shown_as = path if shown_as is None else shown_as  # `path` is where it is read
+    shown = display_path(shown_as, redact_secrets)  # home as ~, secrets redacted, as in report.json
     try:
         started = _started(transcript.started_at)
         if since is not None:
@@ -174,7 +203,7 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
                 except OSError:
                     when = None
             if when is not None and when < since:
-                return Graded(path, "", "skipped", None, skipped=True)
+                return Graded(shown_as, "", "skipped", None, skipped=True)
         report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
         if thresholds is not None:
             report = replace(report, thresholds=dict(thresholds))
@@ -190,7 +219,8 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
             from .write import write_file
 
             folder = Path(out_dir) / folder_key
-            folder.mkdir()
+            # exist_ok: a cluster may run a task again when its first worker was lost
+            folder.mkdir(exist_ok=True)
             for name, text in sorted(files.items()):
                 write_file(folder / name, text)
             files, record, staged_in = {}, None, str(folder)
@@ -207,24 +237,32 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
             files=files, record=record, staged=staged_in,
             usage=usage_json(report.usage, turns=False))
     except Exception as exc:  # one session must not stop the batch
-        from .redact import shown as shown_text
+        return failed(shown_as, exc, redact_secrets)
 
-        name = os.path.splitext(os.path.basename(path))[0] or "session"
-        return Graded(shown, shown_text(name, redact_secrets), "error",
-                      f"grading failed: {type(exc).__name__}: {exc}")
+
+# Sessions are given to the workers at most this many per worker ahead of the next result to
+# hand on (in input order): the workers stay busy past a slow session, and what waits for its
+# turn (a few hundred bytes a session) is bounded by the number of workers, not of sessions.
+AHEAD_PER_WORKER = 4
+
+# A session given to a worker: called in the main thread, once the `done` it was started with
+# has been called, for its outcome (raises if the task itself failed).
+Collect = Callable[[], "tuple[Graded, ...]"]
+Start = Callable[[int, Callable[[], None]], Collect]
 
 
 def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
               since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
               progress: Callable[[int, int], None] | None = None,
               thresholds: Mapping[str, float] | None = None,
-              out_dir: str | None = None) -> Iterable[Graded]:
-    """Grade `paths` in order, over `jobs` processes; yields results in input order (every
-    session of a file that holds several, in file order). With `out_dir` the workers write
-    the pages there (see grade_one)."""
+              out_dir: str | None = None, dask: str | None = None) -> Iterable[Graded]:
+    """Grade `paths` in order, over `jobs` processes or, with `dask` (a scheduler's address),
+    on that Dask cluster; yields results in input order (every session of a file that holds
+    several, in file order). With `out_dir` the workers write the pages there (see
+    grade_one)."""
     for graded in _grade_files(paths, rubric, generated_at, since=since,
                                redact_secrets=redact_secrets, jobs=jobs, progress=progress,
-                               thresholds=thresholds, out_dir=out_dir):
+                               thresholds=thresholds, out_dir=out_dir, dask=dask):
         yield from graded
 
 
@@ -232,12 +270,22 @@ def _grade_files(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
                  since: datetime | None, redact_secrets: bool, jobs: int,
                  progress: Callable[[int, int], None] | None,
                  thresholds: Mapping[str, float] | None,
-                 out_dir: str | None) -> Iterable[tuple[Graded, ...]]:
-    work = partial(grade_one, rubric=rubric, generated_at=generated_at, since=since,
-                   redact_secrets=redact_secrets, thresholds=thresholds, out_dir=out_dir)
+                 out_dir: str | None, dask: str | None = None) -> Iterable[tuple[Graded, ...]]:
+    options: dict[str, Any] = dict(generated_at=generated_at, since=since,
+                                   redact_secrets=redact_secrets, thresholds=thresholds,
+                                   out_dir=out_dir)
     total = len(paths)
     if progress:
         progress(0, total)
+    if dask is not None:
+        from . import cluster
+
+        with cluster.connect(dask) as remote:
+            yield from _in_input_order(paths, remote.workers,
+                                       remote.starter(paths, rubric, options), progress,
+                                       redact_secrets)
+        return
+    work = partial(grade_one, rubric=rubric, **options)
     if jobs <= 1 or total <= 1:
         for done, path in enumerate(paths, start=1):
             yield work(path, index=done - 1)
@@ -253,36 +301,73 @@ def _grade_files(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
     import dominate  # noqa: F401
     import lark  # noqa: F401
 
-    # Largest sessions first, so one big file started last does not leave a core idle at the
-    # end; results are handed on in input order all the same, so the output does not depend on
-    # which worker finished first.
-    order = sorted(range(total), key=lambda i: (-_size(paths[i]), i))
-    indexed = partial(_grade_indexed, work=work)
-    waiting: dict[int, tuple[Graded, ...]] = {}
-    next_index = 0
     # Workers ignore Ctrl-C: the terminal sends it to the whole process group, and only the
     # parent should react (one line, exit 130); leaving the `with` terminates the workers.
-    with multiprocessing.get_context().Pool(min(jobs, total), initializer=_ignore_interrupt) as pool:
-        for done, (index, graded) in enumerate(
-                pool.imap_unordered(indexed, [(i, paths[i]) for i in order], chunksize=1), start=1):
-            waiting[index] = graded
-            if progress:
-                progress(done, total)
-            while next_index in waiting:
-                yield waiting.pop(next_index)
-                next_index += 1
+    workers = min(jobs, total)
+    with multiprocessing.get_context().Pool(workers, initializer=_ignore_interrupt) as pool:
+        def start(index: int, done: Callable[[], None]) -> Collect:
+            task = pool.apply_async(work, (paths[index],), {"index": index},
+                                    callback=lambda _: done(), error_callback=lambda _: done())
+            return task.get
+
+        yield from _in_input_order(paths, workers, start, progress, redact_secrets)
+
+
+def _in_input_order(paths: Sequence[str], workers: int, start: Start,
+                    progress: Callable[[int, int], None] | None,
+                    redact_secrets: bool) -> Iterator[tuple[Graded, ...]]:
+    """Have `start` grade every path and yield the outcomes in input order, whichever worker
+    finishes first, so the output does not depend on the number of workers or their speed.
+
+    At most AHEAD_PER_WORKER * `workers` sessions past the next one to yield are started, plus
+    the `workers` largest files of the batch, which are started first, so that one big file
+    late in the input does not leave the other workers idle at the end: what is held, running
+    or finished out of turn, is bounded by the workers, not by the number of sessions."""
+    total = len(paths)
+    window = AHEAD_PER_WORKER * max(1, workers)
+    finished: queue.SimpleQueue[int] = queue.SimpleQueue()
+    running: dict[int, Collect] = {}
+    waiting: dict[int, tuple[Graded, ...]] = {}
+
+    def begin(index: int) -> None:
+        running[index] = start(index, partial(finished.put, index))
+
+    early = set(heapq.nlargest(min(workers, total), range(total),
+                               key=lambda i: (_size(paths[i]), -i)))
+    for index in sorted(early, key=lambda i: (-_size(paths[i]), i)):
+        begin(index)
+    started = 0  # every session before this one has been started
+
+    def start_window(next_index: int) -> None:
+        nonlocal started
+        while started < min(total, next_index + window):
+            if started not in early:
+                begin(started)
+            started += 1
+
+    start_window(0)
+    next_index = 0
+    for done in range(1, total + 1):
+        index = finished.get()
+        try:
+            waiting[index] = running.pop(index)()
+        except SkillDoctorError:  # the cluster is gone: the whole batch fails
+            raise
+        except Exception as exc:  # the task failed outside grade_one (a worker was lost)
+            waiting[index] = (failed(paths[index], exc, redact_secrets),)
+        if progress:
+            progress(done, total)
+        while next_index in waiting:
+            graded = waiting.pop(next_index)
+            next_index += 1
+            start_window(next_index)
+            yield graded
 
 
 def _ignore_interrupt() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _grade_indexed(item: tuple[int, str], work: Callable[..., tuple[Graded, ...]]
-                   ) -> tuple[int, tuple[Graded, ...]]:
-    index, path = item
-    return index, work(path, index=index)
 
 
 def _size(path: str) -> int:
@@ -416,11 +501,13 @@ def _usage_figures(graded: Sequence[Graded]) -> dict[str, Any]:
 def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *,
         since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
         force: bool = False, progress: Callable[[int, int], None] | None = None,
-        thresholds: Mapping[str, float] | None = None) -> BatchResult:
+        thresholds: Mapping[str, float] | None = None, dask: str | None = None) -> BatchResult:
     """Grade every path and write the batch directory `target`, all or nothing.
 
     `thresholds` decide pass or fail (the rubric's by default; `check --html` passes its
-    `--min-*` options)."""
+    `--min-*` options). With `dask`, a scheduler's address, the sessions are graded on that
+    cluster (cluster.py), whose workers write the pages into the staging folder beside
+    `target`: it and the sessions must be on a path the workers share."""
     from .redact import scrub_data
     from .write import dump_json, staged, write_file, write_report
 
@@ -438,7 +525,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
                   newline="\n") as summary:
             for graded in grade_all(paths, rubric, generated_at, since=since,
                                     redact_secrets=redact_secrets, jobs=jobs, progress=progress,
-                                    thresholds=thresholds, out_dir=str(work)):
+                                    thresholds=thresholds, out_dir=str(work), dask=dask):
                 if graded.skipped:
                     skipped += 1
                     continue
