@@ -16,8 +16,10 @@ render, to_json) and gets its own `sessions/<id>/` report. Around them the batch
   distribution of each score, pass and fail counts, per-harness figures, most frequent
   findings).
 
-Grading runs over processes with `jobs > 1`; results are collected in input order, so the
-output is byte-identical whatever the number of processes. Everything is built in a temporary
+Grading runs over processes with `jobs > 1`, or on a Dask cluster with `dask` (cluster.py);
+results are collected in input order, so the output is byte-identical whatever the number of
+processes or machines, and at most a few sessions per worker are given out ahead of the next
+one to hand on, so memory follows the workers, not the number of sessions. Everything is built in a temporary
 directory beside the target and renamed into place at the end (write.staged). A session that
 cannot be read becomes a parse-error report like any other; one that makes the grader fail is
 listed in the index with the error, and the batch goes on.
@@ -52,6 +54,10 @@ BATCH_MARKER = "summary.jsonl"  # a directory holding this is an earlier batch a
 MAX_NAME = 80
 TOP_FINDINGS = 10
 SCALE_TITLES = {"efficiency": "Efficiency", "code_quality": "Code quality"}
+# What a row keeps of a session's token usage: the sums on the index (not the per-model list,
+# which stays in report.json), so the rows held for the index stay small.
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+              "total_tokens", "cost_usd")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +79,7 @@ class Graded:
     findings: tuple[tuple[str, str, str], ...] = ()  # (rule id, rule name, category)
     files: Mapping[str, str] = field(default_factory=dict)  # report.html, report.json
     record: Mapping[str, Any] | None = None  # report.json data
-    usage: Mapping[str, Any] | None = None  # tokens and cost (report.json's, without turns)
+    usage: Mapping[str, Any] | None = None  # the USAGE_KEYS of report.json's usage
     skipped: bool = False  # older than --since
     staged: str | None = None  # the folder the worker wrote files into (then files are {})
 
@@ -170,6 +176,10 @@ def _grade_file(path: str, rubric: Rubric, generated_at: str, since: datetime | 
                  for n, t in enumerate(transcripts, start=1))
 
 
+def _usage_sums(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return None if usage is None else {k: usage[k] for k in USAGE_KEYS}
+
+
 def failed(path: str, exc: BaseException, redact_secrets: bool = True) -> Graded:
     """The row of a file whose grading failed: listed in the index with the error."""
     from .redact import shown as shown_text
@@ -235,7 +245,7 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
             failures=verdict.failures,
             findings=tuple((f.rule_id, f.rule_name, f.category) for f in report.findings),
             files=files, record=record, staged=staged_in,
-            usage=usage_json(report.usage, turns=False))
+            usage=_usage_sums(usage_json(report.usage, turns=False)))
     except Exception as exc:  # one session must not stop the batch
         return failed(shown_as, exc, redact_secrets)
 
@@ -481,8 +491,7 @@ def _usage_figures(graded: Sequence[Graded]) -> dict[str, Any]:
     """Tokens summed over the sessions whose harness logs them; the cost summed over those
     with a known price (the others are counted, so a total is never mistaken for complete)."""
     logged = [g.usage for g in graded if g.usage]
-    kinds = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-             "total_tokens")
+    kinds = [k for k in USAGE_KEYS if k != "cost_usd"]
     priced = [u["cost_usd"] for u in logged if not isinstance(u["cost_usd"], str)]
     totals = {k: sum(u[k] for u in logged) for k in kinds}
     return {
@@ -550,7 +559,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
         write_file(tmp / "aggregate.json", dump_json(scrub_data(figures, redact_secrets)))
         limits = dict(thresholds) if thresholds is not None else dict(rubric.thresholds)
         for view in VIEWS:
-            write_file(tmp / view.file, render_index(rows, figures, generated_at, skipped,
+            write_file(tmp / view.file, index_pieces(rows, figures, generated_at, skipped,
                                                      view=view.key, thresholds=limits,
                                                      redact_secrets=redact_secrets))
     return BatchResult(target, tuple(rows), figures, skipped)
@@ -731,6 +740,12 @@ def ordered(rows: Sequence[Row], view: str) -> list[Row]:
     return [row for _, row in indexed]
 
 
+# The sessions table, the one part of an index page that grows with the batch, is built and
+# rendered this many rows at a time (see index_pieces).
+ROWS_PER_PIECE = 100
+_ROWS_MARK = "SkillDoctorSessionRowsGoHere"  # letters only: no redaction pattern touches it
+
+
 def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: str,
                  skipped: int = 0, *, view: str = "score",
                  thresholds: Mapping[str, float] | None = None,
@@ -739,6 +754,57 @@ def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
     order of the sessions table; every view shows the same figures. Like report.html it
     leaves through the page boundary (redact.scrub_page): text redacted, hidden characters
     shown."""
+    return "".join(index_pieces(rows, figures, generated_at, skipped, view=view,
+                                thresholds=thresholds, redact_secrets=redact_secrets))
+
+
+def index_pieces(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: str,
+                 skipped: int = 0, *, view: str = "score",
+                 thresholds: Mapping[str, float] | None = None, redact_secrets: bool = True,
+                 rows_per_piece: int | None = ROWS_PER_PIECE) -> Iterator[str]:
+    """render_index's page as consecutive pieces of text, for writing as they come.
+
+    A page element costs about a kilobyte, a dozen per session: the page of 10,000 sessions
+    built whole held over 100 MB. So the page is built and rendered around a placeholder in the
+    sessions table, and the table's rows `rows_per_piece` at a time into it, each piece through
+    the same page boundary, indented as the whole page would be: the same bytes, with a few
+    hundred rows' elements in memory at once (None: the whole page at once, as a reference)."""
+    from dominate import tags as h
+
+    from .redact import scrub_page
+
+    in_order = ordered(rows, view) if rows else []
+    if rows_per_piece is None:
+        yield _index_page(rows, in_order, figures, generated_at, skipped, view, thresholds,
+                          redact_secrets)
+        return
+    page_text = _index_page(rows, None, figures, generated_at, skipped, view, thresholds,
+                            redact_secrets)
+    mark = f"<tbody>{_ROWS_MARK}</tbody>"
+    at = page_text.find(mark)
+    if at < 0:  # no sessions: no table
+        yield page_text
+        return
+    line_start = page_text.rfind("\n", 0, at) + 1
+    indent = page_text[line_start:at]
+    yield page_text[:at] + "<tbody>\n"
+    for start in range(0, len(in_order), rows_per_piece):
+        body = h.tbody()
+        with body:
+            for row in in_order[start:start + rows_per_piece]:
+                _session_row(row, h)
+        # The detached tbody renders its rows one level in from its own: indented as the
+        # page's tbody is, they are where the whole page has them.
+        lines = scrub_page(body, redact_secrets).split("\n")[1:-1]
+        yield "".join(indent + line + "\n" for line in lines)
+    yield indent + "</tbody>" + page_text[at + len(mark):]
+
+
+def _index_page(rows: Sequence[Row], in_order: Sequence[Row] | None,
+                figures: Mapping[str, Any], generated_at: str, skipped: int, view: str,
+                thresholds: Mapping[str, float] | None, redact_secrets: bool) -> str:
+    """The index page; with `in_order` None, the sessions table holds a placeholder for its
+    rows."""
     from dominate import tags as h
 
     from .redact import scrub_page
@@ -786,7 +852,7 @@ def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
                 if not rows:
                     h.p("No sessions found.")
                 else:
-                    _sessions_table(ordered(rows, view), h, current)
+                    _sessions_table(in_order, h, current)
             _harness_section(figures, h)
             _chart(rows, limits, h)
             _aggregate_section(figures, h)
@@ -984,7 +1050,8 @@ def _aggregate_section(figures: Mapping[str, Any], h) -> None:
                             h.td(f"{round(100 * item['share'])}%", cls="num")
 
 
-def _sessions_table(rows: Sequence[Row], h, view: View) -> None:
+def _sessions_table(rows: Sequence[Row] | None, h, view: View) -> None:
+    """The sessions table; with `rows` None, its body holds the rows' placeholder."""
     with h.div(cls="scroll"):
         with h.table(cls="sessions"):
             h.caption(f"Sorted {view.label}: {view.caption}.")
@@ -995,7 +1062,11 @@ def _sessions_table(rows: Sequence[Row], h, view: View) -> None:
                         h.th(title, scope="col",
                              cls="num" if title in ("Turns", "Efficiency", "Code quality") else "")
             with h.tbody():
-                for row in rows:
+                if rows is None:
+                    from dominate.util import text
+
+                    text(_ROWS_MARK)
+                for row in rows or ():
                     _session_row(row, h)
 
 
