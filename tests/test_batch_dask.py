@@ -155,3 +155,23 @@ def test_a_local_batch_never_imports_distributed(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("address, message", [
+    ("nonsense:://x", "--dask 'nonsense:://x' is not a scheduler address (tcp://HOST:PORT): "
+                      "unknown address scheme"),
+    ("tcp://127.0.0.1", "--dask 'tcp://127.0.0.1' is not a scheduler address (tcp://HOST:PORT): "
+                        "missing port number"),
+])
+def test_a_malformed_address_is_one_line_and_nothing_else(tmp_path, address, message):
+    """Run as a user runs it: a half-made client would print a traceback when the
+    interpreter exits."""
+    (tmp_path / "a.jsonl").write_bytes((ROOT / "examples" / "clean-fix.jsonl").read_bytes())
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run([sys.executable, "-m", "skill_doctor", "batch", "a.jsonl", "-o", "out",
+                           "--dask", address], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("skill-doctor: error: " + message)
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]

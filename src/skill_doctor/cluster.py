@@ -86,11 +86,21 @@ def connect(address: str) -> Iterator[Cluster]:
     skill-doctor version; every problem is a one-line usage error (exit 2)."""
     try:
         from distributed import Client
+        from distributed.comm import resolve_address
     except ImportError:
         raise UsageError(f"--dask needs the distributed package: {INSTALL}") from None
+    # Checked before a client is made: one that fails on a malformed address is left behind
+    # half made, and hangs the interpreter's exit.
+    try:
+        resolve_address(address)
+    except ValueError as exc:
+        raise UsageError(f"--dask {address!r} is not a scheduler address "
+                         f"(tcp://HOST:PORT): {exc}") from None
+    except OSError as exc:  # the host name does not resolve
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address
+    except Exception as exc:  # OSError, TimeoutError
         raise UsageError(f"cannot reach the Dask scheduler at {address}: "
                          f"{type(exc).__name__}: {exc}") from None
     try:
