@@ -19,10 +19,10 @@ render, to_json) and gets its own `sessions/<id>/` report. Around them the batch
 Grading runs over processes with `jobs > 1`, or on a Dask cluster with `dask` (cluster.py);
 results are collected in input order, so the output is byte-identical whatever the number of
 processes or machines, and at most a few sessions per worker are given out ahead of the next
-one to hand on, so memory follows the workers, not the number of sessions. Everything is built in a temporary
-directory beside the target and renamed into place at the end (write.staged). A session that
-cannot be read becomes a parse-error report like any other; one that makes the grader fail is
-listed in the index with the error, and the batch goes on.
+one to hand on, so memory follows the workers, not the number of sessions. Everything is
+built in a temporary directory beside the target and renamed into place at the end
+(write.staged). A session that cannot be read becomes a parse-error report like any other; one
+that makes the grader fail is listed in the index with the error, and the batch goes on.
 """
 
 from __future__ import annotations
