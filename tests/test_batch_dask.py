@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPUS, ROOT, needs_corpus
+from sessionkit import claude_jsonl
 from workflowkit import run
 
 # Real corpus sessions of several harnesses, a file holding several sessions (an Aider
@@ -53,9 +54,17 @@ def scheduler():
 def work(tmp_path: Path, monkeypatch) -> Path:
     (tmp_path / "corpus").symlink_to(CORPUS)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")  # both runs carry the same time
-    # The codex session's paths are under this home, folded as ~ by a local run; the workers
-    # have another HOME, and must fold the submitting user's all the same.
-    monkeypatch.setenv("HOME", "/Users/xuwentao")
+    # A session whose paths are under this home, folded as ~ by a local run; the workers have
+    # another HOME, and must fold the submitting user's all the same.
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    steps = [{"user": "Fix the pager"},
+             {"tool": "Read", "input": {"file_path": f"{home}/proj/pager.py"},
+              "output": "def page(items, size):\n    return items[:size]\n"},
+             {"assistant": f"Read {home}/proj/pager.py; it is fine."}]
+    (tmp_path / "at-home.jsonl").write_text(claude_jsonl(steps, cwd=f"{home}/proj"),
+                                            encoding="utf-8")
     return tmp_path
 
 
@@ -63,8 +72,9 @@ def work(tmp_path: Path, monkeypatch) -> Path:
 def test_dask_output_is_byte_identical_to_one_process(scheduler, work, capsys):
     address, client = scheduler
     assert sorted(client.nthreads().values()) == [1, 1]
-    paths = [f"corpus/{s}" for s in SESSIONS]
+    paths = [f"corpus/{s}" for s in SESSIONS] + ["at-home.jsonl"]
     assert run(["batch", *paths, "-o", "local", "-j", "1"], work, capsys)[0] == 0
+    assert '"project":"~/proj"' in (work / "local" / "summary.jsonl").read_text(encoding="utf-8")
     started = time.time()
     client.get_task_stream(start=started)  # the scheduler records the tasks from now on
     code, out, err = run(["batch", *paths, "-o", "remote", "--dask", address], work, capsys)
@@ -73,10 +83,10 @@ def test_dask_output_is_byte_identical_to_one_process(scheduler, work, capsys):
     # The workers graded every file: one task each, all finished.
     tasks = [t for t in client.get_task_stream(start=started)
              if str(t["key"]).startswith("skill-doctor-")]
-    assert len(tasks) == len(SESSIONS)
+    assert len(tasks) == len(paths)
     local, remote = work / "local", work / "remote"
     assert tree(local) == tree(remote)
-    assert len([p for p in tree(local) if p.endswith("/report.html")]) > len(SESSIONS)
+    assert len([p for p in tree(local) if p.endswith("/report.html")]) > len(paths)
     for rel in tree(local):
         if (local / rel).is_file():
             assert filecmp.cmp(local / rel, remote / rel, shallow=False), rel
@@ -108,7 +118,7 @@ def test_workers_of_another_version_are_refused(scheduler, work, capsys, monkeyp
     assert code == 2 and out == ""
     assert "run skill-doctor" in err and "install the same version on every worker" in err
     assert len(err.strip().splitlines()) == 1
-    assert sorted(p.name for p in work.iterdir()) == ["a.jsonl", "corpus"]  # nothing written
+    assert sorted(p.name for p in work.iterdir()) == ["a.jsonl", "at-home.jsonl", "corpus", "home"]
 
 
 def test_an_unreachable_scheduler_is_a_one_line_usage_error(work, capsys, monkeypatch):
