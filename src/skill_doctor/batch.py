@@ -523,6 +523,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
     rows: list[Row] = []
     skipped = 0
     taken: set[str] = set()
+    common: dict[Any, Any] = {}  # values many rows hold, kept once (see _shared)
     with staged(target, force=force, marker=BATCH_MARKER) as tmp:
         sessions = tmp / "sessions"
         sessions.mkdir()
@@ -547,7 +548,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
                         write_report(sessions / name, graded.files)
                     record = json.loads((sessions / name / "report.json").read_text("utf-8"))
                     graded = replace(graded, files={}, record=None, staged=None)
-                rows.append(Row(name, graded))
+                rows.append(Row(name, _shared(graded, common)))
                 summary.write(json.dumps(
                     scrub_data(_summary_record(graded, name, record), redact_secrets),
                     sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -563,6 +564,19 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
                                                      view=view.key, thresholds=limits,
                                                      redact_secrets=redact_secrets))
     return BatchResult(target, tuple(rows), figures, skipped)
+
+
+def _shared(graded: Graded, common: dict[Any, Any]) -> Graded:
+    """The row with the values that recur from session to session (each finding, failure,
+    harness, status, date, worst criterion) taken from `common`: each row comes from its worker as a copy of
+    its own, and ten thousand rows would otherwise each hold the same few dozen findings,
+    half of what a row weighs."""
+    keep = common.setdefault
+    return replace(graded, findings=tuple(keep(f, f) for f in graded.findings),
+                   failures=tuple(keep(f, f) for f in graded.failures),
+                   harness=keep(graded.harness, graded.harness),
+                   status=keep(graded.status, graded.status),
+                   date=keep(graded.date, graded.date), worst=keep(graded.worst, graded.worst))
 
 
 def _summary_record(graded: Graded, name: str | None,
