@@ -556,7 +556,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
             os.fsync(summary.fileno())
         shutil.rmtree(work)  # empty unless a worker failed part-way through its pages
         figures = aggregate(rows)
-        write_file(tmp / "summary.csv", summary_csv(rows, redact_secrets))
+        write_file(tmp / "summary.csv", csv_pieces(rows, redact_secrets))
         write_file(tmp / "aggregate.json", dump_json(scrub_data(figures, redact_secrets)))
         limits = dict(thresholds) if thresholds is not None else dict(rubric.thresholds)
         for view in VIEWS:
@@ -614,10 +614,18 @@ def _csv_text(value: str, redact_secrets: bool = True) -> str:
 
 def summary_csv(rows: Sequence[Row], redact_secrets: bool = True) -> str:
     """summary.jsonl's sessions as spreadsheet rows, in the same (input) order."""
+    return "".join(csv_pieces(rows, redact_secrets))
+
+
+def csv_pieces(rows: Sequence[Row], redact_secrets: bool = True) -> Iterator[str]:
+    """summary_csv's text a line at a time, for writing as it comes."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
+        yield out.getvalue()
+        out.seek(0)
+        out.truncate()
         g = row.graded
         verdict = {True: "pass", False: "fail", None: "not graded"}[g.passed]
         cells = [
@@ -626,7 +634,7 @@ def summary_csv(rows: Sequence[Row], redact_secrets: bool = True) -> str:
             verdict, "; ".join(g.failures), g.worst or "", len(g.findings),
             f"sessions/{row.name}/report.html" if row.name else ""]
         writer.writerow([_csv_text(c, redact_secrets) if isinstance(c, str) else c for c in cells])
-    return out.getvalue()
+    yield out.getvalue()
 
 
 # -- the index pages -----------------------------------------------------------------------------
