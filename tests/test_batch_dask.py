@@ -17,9 +17,9 @@ from conftest import CORPUS, ROOT, needs_corpus
 from sessionkit import claude_jsonl
 from workflowkit import run
 
-# Real corpus sessions of several harnesses, a file holding several sessions (an Aider
-# history), and a file that is no session: given by relative paths from the batch's working
-# directory, which is not the workers'.
+# Real corpus sessions of several harnesses, JSON and plain text, one file holding several
+# sessions (an Aider history): given by relative paths from the batch's working directory,
+# which is not the workers'.
 SESSIONS = [
     "claude-code/M-Claude_1249ff48-75ab.jsonl",
     "codex/Xu-Wentao_dotfile_2026-04-08T22-02-46.jsonl",
