@@ -317,3 +317,90 @@ def test_whole_corpus_batch_links_every_session(tmp_path, capsys):
     figures = json.loads((out_dir / "aggregate.json").read_text(encoding="utf-8"))
     assert figures["sessions"] == len(expected)
     assert figures["scales"]["efficiency"]["n"] == figures["statuses"].get("ok", 0)
+
+
+def test_sessions_in_flight_are_bounded_by_the_workers_not_the_batch(tmp_path):
+    """The scheduler both paths share: results come out in input order however the workers
+    finish, and at no time are more than AHEAD_PER_WORKER per worker (plus the few largest
+    files, started first) given out ahead of the next result to hand on."""
+    import threading
+
+    paths = []
+    for i in range(300):
+        path = tmp_path / f"s{i:03d}.jsonl"
+        path.write_bytes(b"x" * {7: 5000, 250: 6000}.get(i, 10 + i % 13))  # two large files
+        paths.append(str(path))
+    workers = 3
+    started: list[int] = []
+    handed_on = [0]
+    most_ahead = [0]
+    lock = threading.Lock()
+
+    def start(index, done):
+        with lock:
+            started.append(index)
+            most_ahead[0] = max(most_ahead[0], len(started) - handed_on[0])
+        # Every tenth session is slow, so later ones finish first and wait for their turn.
+        threading.Timer(0.02 if index % 10 == 0 else 0.0, done).start()
+        return lambda: (f"result {index}",)
+
+    progress = []
+    out = []
+    for result in batch_mod._in_input_order(paths, workers, start,
+                                            lambda d, t: progress.append((d, t)), True):
+        out.append(result)
+        with lock:
+            handed_on[0] += 1
+    assert out == [(f"result {i}",) for i in range(300)]
+    assert sorted(started) == list(range(300))  # each started once
+    assert started[:2] == [250, 7]  # the largest first
+    assert progress[-1] == (300, 300) and len(progress) == 300
+    # + 1: the result being handed on when the next session is started
+    assert most_ahead[0] <= batch_mod.AHEAD_PER_WORKER * workers + workers + 1
+    assert most_ahead[0] >= batch_mod.AHEAD_PER_WORKER * workers  # the window was used
+
+
+def test_a_task_that_fails_outside_the_grader_becomes_an_error_row(tmp_path):
+    paths = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+
+    def start(index, done):
+        done()
+        if index == 1:
+            def lost():
+                raise RuntimeError("worker lost")
+            return lost
+        return lambda: ("fine",)
+
+    out = list(batch_mod._in_input_order(paths, 2, start, None, True))
+    assert out[0] == ("fine",)
+    (row,) = out[1]
+    assert (row.status, row.message) == ("error", "grading failed: RuntimeError: worker lost")
+    assert row.path.endswith("b.jsonl")
+
+
+def test_index_rendered_in_pieces_is_the_page_rendered_whole(work, capsys):
+    """The sessions table is rendered a few rows at a time into the page: the same bytes as
+    the whole page built at once, in every view, hostile text and secrets included."""
+    from skill_doctor import rubric as rubric_mod
+
+    evil = 'evil <b>"bold"</b> \u202e sk-ant-api03-' + "A" * 40
+    (work / "sessions" / "f-evil.jsonl").write_text(claude_jsonl(CHAT_STEPS, session_id=evil),
+                                                   encoding="utf-8")
+    rubric = rubric_mod.load(None)
+    result = batch_mod.run([str(p) for p in sorted((work / "sessions").iterdir())] * 3,
+                           work / "out", rubric, "2026-01-01T00:00:00Z")
+    assert len(result.rows) == 18
+    for view in batch_mod.VIEWS:
+        pieces = list(batch_mod.index_pieces(result.rows, result.aggregate,
+                                             "2026-01-01T00:00:00Z", view=view.key,
+                                             thresholds=rubric.thresholds, rows_per_piece=4))
+        assert len(pieces) == 7  # before the rows, 5 pieces of at most 4 rows, after them
+        whole = batch_mod.index_pieces(result.rows, result.aggregate, "2026-01-01T00:00:00Z",
+                                       view=view.key, thresholds=rubric.thresholds,
+                                       rows_per_piece=None)
+        assert "".join(pieces) == "".join(whole)
+        assert "".join(pieces) == (work / "out" / view.file).read_text(encoding="utf-8")
+    index = (work / "out" / "index.html").read_text(encoding="utf-8")
+    assert "sk-ant-api03-AAAA" not in index and "<b>" not in index and "\u202e" not in index
+    table = index[index.index('<table class="sessions">'):]
+    assert table[:table.index("</table>")].count("<tr>") == 18 + 1  # the rows and the header

@@ -16,19 +16,23 @@ render, to_json) and gets its own `sessions/<id>/` report. Around them the batch
   distribution of each score, pass and fail counts, per-harness figures, most frequent
   findings).
 
-Grading runs over processes with `jobs > 1`; results are collected in input order, so the
-output is byte-identical whatever the number of processes. Everything is built in a temporary
-directory beside the target and renamed into place at the end (write.staged). A session that
-cannot be read becomes a parse-error report like any other; one that makes the grader fail is
-listed in the index with the error, and the batch goes on.
+Grading runs over processes with `jobs > 1`, or on a Dask cluster with `dask` (cluster.py);
+results are collected in input order, so the output is byte-identical whatever the number of
+processes or machines, and at most a few sessions per worker are given out ahead of the next
+one to hand on, so memory follows the workers, not the number of sessions. Everything is
+built in a temporary directory beside the target and renamed into place at the end
+(write.staged). A session that cannot be read becomes a parse-error report like any other; one
+that makes the grader fail is listed in the index with the error, and the batch goes on.
 """
 
 from __future__ import annotations
 
 import csv
+import heapq
 import io
 import json
 import os
+import queue
 import re
 import shutil
 import statistics
@@ -37,9 +41,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
+from .errors import SkillDoctorError
 from .rubric import SCALES, Rubric
 
 if TYPE_CHECKING:
@@ -49,6 +54,10 @@ BATCH_MARKER = "summary.jsonl"  # a directory holding this is an earlier batch a
 MAX_NAME = 80
 TOP_FINDINGS = 10
 SCALE_TITLES = {"efficiency": "Efficiency", "code_quality": "Code quality"}
+# What a row keeps of a session's token usage: the sums on the index (not the per-model list,
+# which stays in report.json), so the rows held for the index stay small.
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+              "total_tokens", "cost_usd")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +79,7 @@ class Graded:
     findings: tuple[tuple[str, str, str], ...] = ()  # (rule id, rule name, category)
     files: Mapping[str, str] = field(default_factory=dict)  # report.html, report.json
     record: Mapping[str, Any] | None = None  # report.json data
-    usage: Mapping[str, Any] | None = None  # tokens and cost (report.json's, without turns)
+    usage: Mapping[str, Any] | None = None  # the USAGE_KEYS of report.json's usage
     skipped: bool = False  # older than --since
     staged: str | None = None  # the folder the worker wrote files into (then files are {})
 
@@ -128,7 +137,8 @@ def _started(started_at: str | None) -> datetime | None:
 def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | None = None,
               redact_secrets: bool = True,
               thresholds: Mapping[str, float] | None = None, out_dir: str | None = None,
-              index: int = 0) -> tuple[Graded, ...]:
+              index: int = 0, base: str | None = None,
+              home: str | None = None) -> tuple[Graded, ...]:
     """Decode one file and grade each session it holds (most files hold one); never raises
     (a failure becomes an error row).
 
@@ -136,33 +146,62 @@ def grade_one(path: str, rubric: Rubric, generated_at: str, since: datetime | No
     same the session's own page shows. With `out_dir`, the pages are written to
     `out_dir/<index>-<n>/` here (in the worker) and the row carries only that folder's name:
     what waits in memory for its turn in the input order is a few hundred bytes per session,
-    whatever the sessions hold."""
+    whatever the sessions hold.
+
+    On another machine (a Dask worker) `base` is the submitting machine's working directory,
+    which a relative `path` is read under (it is still shown as given), and `home` the home
+    folder folded as `~` ("" for none), so the pages are the ones a local run writes."""
+    from .redact import folding_home
+
+    with folding_home(home):
+        return _grade_file(path, rubric, generated_at, since, redact_secrets, thresholds,
+                           out_dir, index, base)
+
+
+def _grade_file(path: str, rubric: Rubric, generated_at: str, since: datetime | None,
+                redact_secrets: bool, thresholds: Mapping[str, float] | None,
+                out_dir: str | None, index: int, base: str | None) -> tuple[Graded, ...]:
     from .decode import decode_file
     from .decode.sessions import split
+
+    read = path if base is None or os.path.isabs(path) else os.path.join(base, path)
+    try:
+        transcripts = split(decode_file(read))
+    except Exception as exc:  # one file must not stop the batch
+        return (failed(path, exc, redact_secrets),)
+    if read != path:  # the source as given, as a local run records it
+        transcripts = [replace(t, source=path) for t in transcripts]
+    return tuple(_grade_session(read, t, rubric, generated_at, since, redact_secrets,
+                                thresholds, out_dir, f"{index}-{n}", shown_as=path)
+                 for n, t in enumerate(transcripts, start=1))
+
+
+def _usage_sums(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return None if usage is None else {k: usage[k] for k in USAGE_KEYS}
+
+
+def failed(path: str, exc: BaseException, redact_secrets: bool = True) -> Graded:
+    """The row of a file whose grading failed: listed in the index with the error."""
+    from .redact import shown as shown_text
     from .report import display_path
 
-    try:
-        transcripts = split(decode_file(path))
-    except Exception as exc:  # one file must not stop the batch
-        name = os.path.splitext(os.path.basename(path))[0] or "session"
-        return (Graded(display_path(path, redact_secrets), name, "error",
-                       f"grading failed: {type(exc).__name__}: {exc}"),)
-    return tuple(_grade_session(path, t, rubric, generated_at, since, redact_secrets, thresholds,
-                                out_dir, f"{index}-{n}")
-                 for n, t in enumerate(transcripts, start=1))
+    name = os.path.splitext(os.path.basename(path))[0] or "session"
+    return Graded(display_path(path, redact_secrets), shown_text(name, redact_secrets), "error",
+                  f"grading failed: {type(exc).__name__}: {exc}")
 
 
 def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_at: str,
                    since: datetime | None, redact_secrets: bool,
                    thresholds: Mapping[str, float] | None = None, out_dir: str | None = None,
-                   folder_key: str = "0") -> Graded:
+                   folder_key: str = "0", shown_as: str | None = None) -> Graded:
     from .check import judge
     from .render import render
     from .report import display_path, grade, to_json
     from .tokens import to_json as usage_json
     from .write import dump_json
 
-    shown = display_path(path, redact_secrets)  # home as ~, secrets redacted, as in report.json
+    shown_as = path if shown_as is None else shown_as  # `path` is where it is read
+    shown = display_path(shown_as, redact_secrets)  # home as ~, secrets redacted, as in report.json
     try:
         started = _started(transcript.started_at)
         if since is not None:
@@ -174,7 +213,7 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
                 except OSError:
                     when = None
             if when is not None and when < since:
-                return Graded(path, "", "skipped", None, skipped=True)
+                return Graded(shown_as, "", "skipped", None, skipped=True)
         report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
         if thresholds is not None:
             report = replace(report, thresholds=dict(thresholds))
@@ -190,7 +229,8 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
             from .write import write_file
 
             folder = Path(out_dir) / folder_key
-            folder.mkdir()
+            # exist_ok: a cluster may run a task again when its first worker was lost
+            folder.mkdir(exist_ok=True)
             for name, text in sorted(files.items()):
                 write_file(folder / name, text)
             files, record, staged_in = {}, None, str(folder)
@@ -205,26 +245,34 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
             failures=verdict.failures,
             findings=tuple((f.rule_id, f.rule_name, f.category) for f in report.findings),
             files=files, record=record, staged=staged_in,
-            usage=usage_json(report.usage, turns=False))
+            usage=_usage_sums(usage_json(report.usage, turns=False)))
     except Exception as exc:  # one session must not stop the batch
-        from .redact import shown as shown_text
+        return failed(shown_as, exc, redact_secrets)
 
-        name = os.path.splitext(os.path.basename(path))[0] or "session"
-        return Graded(shown, shown_text(name, redact_secrets), "error",
-                      f"grading failed: {type(exc).__name__}: {exc}")
+
+# Sessions are given to the workers at most this many per worker ahead of the next result to
+# hand on (in input order): the workers stay busy past a slow session, and what waits for its
+# turn (a few hundred bytes a session) is bounded by the number of workers, not of sessions.
+AHEAD_PER_WORKER = 4
+
+# A session given to a worker: called in the main thread, once the `done` it was started with
+# has been called, for its outcome (raises if the task itself failed).
+Collect = Callable[[], "tuple[Graded, ...]"]
+Start = Callable[[int, Callable[[], None]], Collect]
 
 
 def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
               since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
               progress: Callable[[int, int], None] | None = None,
               thresholds: Mapping[str, float] | None = None,
-              out_dir: str | None = None) -> Iterable[Graded]:
-    """Grade `paths` in order, over `jobs` processes; yields results in input order (every
-    session of a file that holds several, in file order). With `out_dir` the workers write
-    the pages there (see grade_one)."""
+              out_dir: str | None = None, dask: str | None = None) -> Iterable[Graded]:
+    """Grade `paths` in order, over `jobs` processes or, with `dask` (a scheduler's address),
+    on that Dask cluster; yields results in input order (every session of a file that holds
+    several, in file order). With `out_dir` the workers write the pages there (see
+    grade_one)."""
     for graded in _grade_files(paths, rubric, generated_at, since=since,
                                redact_secrets=redact_secrets, jobs=jobs, progress=progress,
-                               thresholds=thresholds, out_dir=out_dir):
+                               thresholds=thresholds, out_dir=out_dir, dask=dask):
         yield from graded
 
 
@@ -232,12 +280,22 @@ def _grade_files(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
                  since: datetime | None, redact_secrets: bool, jobs: int,
                  progress: Callable[[int, int], None] | None,
                  thresholds: Mapping[str, float] | None,
-                 out_dir: str | None) -> Iterable[tuple[Graded, ...]]:
-    work = partial(grade_one, rubric=rubric, generated_at=generated_at, since=since,
-                   redact_secrets=redact_secrets, thresholds=thresholds, out_dir=out_dir)
+                 out_dir: str | None, dask: str | None = None) -> Iterable[tuple[Graded, ...]]:
+    options: dict[str, Any] = dict(generated_at=generated_at, since=since,
+                                   redact_secrets=redact_secrets, thresholds=thresholds,
+                                   out_dir=out_dir)
     total = len(paths)
     if progress:
         progress(0, total)
+    if dask is not None:
+        from . import cluster
+
+        with cluster.connect(dask) as remote:
+            yield from _in_input_order(paths, remote.workers,
+                                       remote.starter(paths, rubric, options), progress,
+                                       redact_secrets)
+        return
+    work = partial(grade_one, rubric=rubric, **options)
     if jobs <= 1 or total <= 1:
         for done, path in enumerate(paths, start=1):
             yield work(path, index=done - 1)
@@ -253,36 +311,73 @@ def _grade_files(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
     import dominate  # noqa: F401
     import lark  # noqa: F401
 
-    # Largest sessions first, so one big file started last does not leave a core idle at the
-    # end; results are handed on in input order all the same, so the output does not depend on
-    # which worker finished first.
-    order = sorted(range(total), key=lambda i: (-_size(paths[i]), i))
-    indexed = partial(_grade_indexed, work=work)
-    waiting: dict[int, tuple[Graded, ...]] = {}
-    next_index = 0
     # Workers ignore Ctrl-C: the terminal sends it to the whole process group, and only the
     # parent should react (one line, exit 130); leaving the `with` terminates the workers.
-    with multiprocessing.get_context().Pool(min(jobs, total), initializer=_ignore_interrupt) as pool:
-        for done, (index, graded) in enumerate(
-                pool.imap_unordered(indexed, [(i, paths[i]) for i in order], chunksize=1), start=1):
-            waiting[index] = graded
-            if progress:
-                progress(done, total)
-            while next_index in waiting:
-                yield waiting.pop(next_index)
-                next_index += 1
+    workers = min(jobs, total)
+    with multiprocessing.get_context().Pool(workers, initializer=_ignore_interrupt) as pool:
+        def start(index: int, done: Callable[[], None]) -> Collect:
+            task = pool.apply_async(work, (paths[index],), {"index": index},
+                                    callback=lambda _: done(), error_callback=lambda _: done())
+            return task.get
+
+        yield from _in_input_order(paths, workers, start, progress, redact_secrets)
+
+
+def _in_input_order(paths: Sequence[str], workers: int, start: Start,
+                    progress: Callable[[int, int], None] | None,
+                    redact_secrets: bool) -> Iterator[tuple[Graded, ...]]:
+    """Have `start` grade every path and yield the outcomes in input order, whichever worker
+    finishes first, so the output does not depend on the number of workers or their speed.
+
+    At most AHEAD_PER_WORKER * `workers` sessions past the next one to yield are started, plus
+    the `workers` largest files of the batch, which are started first, so that one big file
+    late in the input does not leave the other workers idle at the end: what is held, running
+    or finished out of turn, is bounded by the workers, not by the number of sessions."""
+    total = len(paths)
+    window = AHEAD_PER_WORKER * max(1, workers)
+    finished: queue.SimpleQueue[int] = queue.SimpleQueue()
+    running: dict[int, Collect] = {}
+    waiting: dict[int, tuple[Graded, ...]] = {}
+
+    def begin(index: int) -> None:
+        running[index] = start(index, partial(finished.put, index))
+
+    early = set(heapq.nlargest(min(workers, total), range(total),
+                               key=lambda i: (_size(paths[i]), -i)))
+    for index in sorted(early, key=lambda i: (-_size(paths[i]), i)):
+        begin(index)
+    started = 0  # every session before this one has been started
+
+    def start_window(next_index: int) -> None:
+        nonlocal started
+        while started < min(total, next_index + window):
+            if started not in early:
+                begin(started)
+            started += 1
+
+    start_window(0)
+    next_index = 0
+    for done in range(1, total + 1):
+        index = finished.get()
+        try:
+            waiting[index] = running.pop(index)()
+        except SkillDoctorError:  # the cluster is gone: the whole batch fails
+            raise
+        except Exception as exc:  # the task failed outside grade_one (a worker was lost)
+            waiting[index] = (failed(paths[index], exc, redact_secrets),)
+        if progress:
+            progress(done, total)
+        while next_index in waiting:
+            graded = waiting.pop(next_index)
+            next_index += 1
+            start_window(next_index)
+            yield graded
 
 
 def _ignore_interrupt() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _grade_indexed(item: tuple[int, str], work: Callable[..., tuple[Graded, ...]]
-                   ) -> tuple[int, tuple[Graded, ...]]:
-    index, path = item
-    return index, work(path, index=index)
 
 
 def _size(path: str) -> int:
@@ -396,8 +491,7 @@ def _usage_figures(graded: Sequence[Graded]) -> dict[str, Any]:
     """Tokens summed over the sessions whose harness logs them; the cost summed over those
     with a known price (the others are counted, so a total is never mistaken for complete)."""
     logged = [g.usage for g in graded if g.usage]
-    kinds = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-             "total_tokens")
+    kinds = [k for k in USAGE_KEYS if k != "cost_usd"]
     priced = [u["cost_usd"] for u in logged if not isinstance(u["cost_usd"], str)]
     totals = {k: sum(u[k] for u in logged) for k in kinds}
     return {
@@ -416,17 +510,20 @@ def _usage_figures(graded: Sequence[Graded]) -> dict[str, Any]:
 def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *,
         since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
         force: bool = False, progress: Callable[[int, int], None] | None = None,
-        thresholds: Mapping[str, float] | None = None) -> BatchResult:
+        thresholds: Mapping[str, float] | None = None, dask: str | None = None) -> BatchResult:
     """Grade every path and write the batch directory `target`, all or nothing.
 
     `thresholds` decide pass or fail (the rubric's by default; `check --html` passes its
-    `--min-*` options)."""
+    `--min-*` options). With `dask`, a scheduler's address, the sessions are graded on that
+    cluster (cluster.py), whose workers write the pages into the staging folder beside
+    `target`: it and the sessions must be on a path the workers share."""
     from .redact import scrub_data
     from .write import dump_json, staged, write_file, write_report
 
     rows: list[Row] = []
     skipped = 0
     taken: set[str] = set()
+    common: dict[Any, Any] = {}  # values many rows hold, kept once (see _shared)
     with staged(target, force=force, marker=BATCH_MARKER) as tmp:
         sessions = tmp / "sessions"
         sessions.mkdir()
@@ -438,7 +535,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
                   newline="\n") as summary:
             for graded in grade_all(paths, rubric, generated_at, since=since,
                                     redact_secrets=redact_secrets, jobs=jobs, progress=progress,
-                                    thresholds=thresholds, out_dir=str(work)):
+                                    thresholds=thresholds, out_dir=str(work), dask=dask):
                 if graded.skipped:
                     skipped += 1
                     continue
@@ -451,7 +548,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
                         write_report(sessions / name, graded.files)
                     record = json.loads((sessions / name / "report.json").read_text("utf-8"))
                     graded = replace(graded, files={}, record=None, staged=None)
-                rows.append(Row(name, graded))
+                rows.append(Row(name, _shared(graded, common)))
                 summary.write(json.dumps(
                     scrub_data(_summary_record(graded, name, record), redact_secrets),
                     sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -459,14 +556,27 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
             os.fsync(summary.fileno())
         shutil.rmtree(work)  # empty unless a worker failed part-way through its pages
         figures = aggregate(rows)
-        write_file(tmp / "summary.csv", summary_csv(rows, redact_secrets))
+        write_file(tmp / "summary.csv", csv_pieces(rows, redact_secrets))
         write_file(tmp / "aggregate.json", dump_json(scrub_data(figures, redact_secrets)))
         limits = dict(thresholds) if thresholds is not None else dict(rubric.thresholds)
         for view in VIEWS:
-            write_file(tmp / view.file, render_index(rows, figures, generated_at, skipped,
+            write_file(tmp / view.file, index_pieces(rows, figures, generated_at, skipped,
                                                      view=view.key, thresholds=limits,
                                                      redact_secrets=redact_secrets))
     return BatchResult(target, tuple(rows), figures, skipped)
+
+
+def _shared(graded: Graded, common: dict[Any, Any]) -> Graded:
+    """The row with the values that recur from session to session (each finding, failure,
+    harness, status, date, worst criterion) taken from `common`: each row comes from its worker as a copy of
+    its own, and ten thousand rows would otherwise each hold the same few dozen findings,
+    half of what a row weighs."""
+    keep = common.setdefault
+    return replace(graded, findings=tuple(keep(f, f) for f in graded.findings),
+                   failures=tuple(keep(f, f) for f in graded.failures),
+                   harness=keep(graded.harness, graded.harness),
+                   status=keep(graded.status, graded.status),
+                   date=keep(graded.date, graded.date), worst=keep(graded.worst, graded.worst))
 
 
 def _summary_record(graded: Graded, name: str | None,
@@ -504,10 +614,18 @@ def _csv_text(value: str, redact_secrets: bool = True) -> str:
 
 def summary_csv(rows: Sequence[Row], redact_secrets: bool = True) -> str:
     """summary.jsonl's sessions as spreadsheet rows, in the same (input) order."""
+    return "".join(csv_pieces(rows, redact_secrets))
+
+
+def csv_pieces(rows: Sequence[Row], redact_secrets: bool = True) -> Iterator[str]:
+    """summary_csv's text a line at a time, for writing as it comes."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
+        yield out.getvalue()
+        out.seek(0)
+        out.truncate()
         g = row.graded
         verdict = {True: "pass", False: "fail", None: "not graded"}[g.passed]
         cells = [
@@ -516,7 +634,7 @@ def summary_csv(rows: Sequence[Row], redact_secrets: bool = True) -> str:
             verdict, "; ".join(g.failures), g.worst or "", len(g.findings),
             f"sessions/{row.name}/report.html" if row.name else ""]
         writer.writerow([_csv_text(c, redact_secrets) if isinstance(c, str) else c for c in cells])
-    return out.getvalue()
+    yield out.getvalue()
 
 
 # -- the index pages -----------------------------------------------------------------------------
@@ -644,6 +762,12 @@ def ordered(rows: Sequence[Row], view: str) -> list[Row]:
     return [row for _, row in indexed]
 
 
+# The sessions table, the one part of an index page that grows with the batch, is built and
+# rendered this many rows at a time (see index_pieces).
+ROWS_PER_PIECE = 100
+_ROWS_MARK = "SkillDoctorSessionRowsGoHere"  # letters only: no redaction pattern touches it
+
+
 def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: str,
                  skipped: int = 0, *, view: str = "score",
                  thresholds: Mapping[str, float] | None = None,
@@ -652,6 +776,57 @@ def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
     order of the sessions table; every view shows the same figures. Like report.html it
     leaves through the page boundary (redact.scrub_page): text redacted, hidden characters
     shown."""
+    return "".join(index_pieces(rows, figures, generated_at, skipped, view=view,
+                                thresholds=thresholds, redact_secrets=redact_secrets))
+
+
+def index_pieces(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: str,
+                 skipped: int = 0, *, view: str = "score",
+                 thresholds: Mapping[str, float] | None = None, redact_secrets: bool = True,
+                 rows_per_piece: int | None = ROWS_PER_PIECE) -> Iterator[str]:
+    """render_index's page as consecutive pieces of text, for writing as they come.
+
+    A page element costs about a kilobyte, a dozen per session: the page of 10,000 sessions
+    built whole held over 100 MB. So the page is built and rendered around a placeholder in the
+    sessions table, and the table's rows `rows_per_piece` at a time into it, each piece through
+    the same page boundary, indented as the whole page would be: the same bytes, with a few
+    hundred rows' elements in memory at once (None: the whole page at once, as a reference)."""
+    from dominate import tags as h
+
+    from .redact import scrub_page
+
+    in_order = ordered(rows, view) if rows else []
+    if rows_per_piece is None:
+        yield _index_page(rows, in_order, figures, generated_at, skipped, view, thresholds,
+                          redact_secrets)
+        return
+    page_text = _index_page(rows, None, figures, generated_at, skipped, view, thresholds,
+                            redact_secrets)
+    mark = f"<tbody>{_ROWS_MARK}</tbody>"
+    at = page_text.find(mark)
+    if at < 0:  # no sessions: no table
+        yield page_text
+        return
+    line_start = page_text.rfind("\n", 0, at) + 1
+    indent = page_text[line_start:at]
+    yield page_text[:at] + "<tbody>\n"
+    for start in range(0, len(in_order), rows_per_piece):
+        body = h.tbody()
+        with body:
+            for row in in_order[start:start + rows_per_piece]:
+                _session_row(row, h)
+        # The detached tbody renders its rows one level in from its own: indented as the
+        # page's tbody is, they are where the whole page has them.
+        lines = scrub_page(body, redact_secrets).split("\n")[1:-1]
+        yield "".join(indent + line + "\n" for line in lines)
+    yield indent + "</tbody>" + page_text[at + len(mark):]
+
+
+def _index_page(rows: Sequence[Row], in_order: Sequence[Row] | None,
+                figures: Mapping[str, Any], generated_at: str, skipped: int, view: str,
+                thresholds: Mapping[str, float] | None, redact_secrets: bool) -> str:
+    """The index page; with `in_order` None, the sessions table holds a placeholder for its
+    rows."""
     from dominate import tags as h
 
     from .redact import scrub_page
@@ -699,7 +874,7 @@ def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
                 if not rows:
                     h.p("No sessions found.")
                 else:
-                    _sessions_table(ordered(rows, view), h, current)
+                    _sessions_table(in_order, h, current)
             _harness_section(figures, h)
             _chart(rows, limits, h)
             _aggregate_section(figures, h)
@@ -897,7 +1072,8 @@ def _aggregate_section(figures: Mapping[str, Any], h) -> None:
                             h.td(f"{round(100 * item['share'])}%", cls="num")
 
 
-def _sessions_table(rows: Sequence[Row], h, view: View) -> None:
+def _sessions_table(rows: Sequence[Row] | None, h, view: View) -> None:
+    """The sessions table; with `rows` None, its body holds the rows' placeholder."""
     with h.div(cls="scroll"):
         with h.table(cls="sessions"):
             h.caption(f"Sorted {view.label}: {view.caption}.")
@@ -908,7 +1084,11 @@ def _sessions_table(rows: Sequence[Row], h, view: View) -> None:
                         h.th(title, scope="col",
                              cls="num" if title in ("Turns", "Efficiency", "Code quality") else "")
             with h.tbody():
-                for row in rows:
+                if rows is None:
+                    from dominate.util import text
+
+                    text(_ROWS_MARK)
+                for row in rows or ():
                     _session_row(row, h)
 
 

@@ -143,8 +143,13 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("-o", "--output", metavar="DIR",
                        help="output directory, inside the working directory "
                             "(default: ./skill-doctor-batch-<YYYYmmdd-HHMMSS>)")
-    batch.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+    where = batch.add_mutually_exclusive_group()
+    where.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                        help="grade over N processes (0: one per CPU; default 1)")
+    where.add_argument("--dask", metavar="ADDRESS",
+                       help="grade on the Dask cluster whose scheduler is at ADDRESS "
+                            "(e.g. tcp://10.0.0.5:8786; needs the dask extra); the sessions "
+                            "and DIR must be on a path the workers share")
     batch.add_argument("--since", metavar="DATE",
                        help="only sessions started on or after DATE (YYYY-MM-DD or ISO time; "
                             "the file's modification time when the start is not recorded)")
@@ -441,7 +446,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         paths = [str(p) for p in batch_mod.default_sessions(os.environ, Path.home())]
     result = batch_mod.run(paths, target, rubric, generated_at, since=since,
                            redact_secrets=not args.no_redact, jobs=jobs, force=args.force,
-                           progress=_progress_bar(sys.stderr))
+                           progress=_progress_bar(sys.stderr), dask=args.dask)
     statuses = result.aggregate["statuses"]
     say(f"Batch report written to {_shown(result.target / 'index.html', cwd)}")
     n = len(result.rows)

@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 _END = r"(?![A-Za-z0-9])"
 
@@ -202,8 +204,31 @@ def kinds() -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name, _, _ in _PATTERNS))
 
 
+# The home folder folded as `~` when a session is graded on another machine (a batch's Dask
+# worker): the submitting user's, so the pages read as they would from a local run. Per
+# thread of execution, since one worker process grades several sessions at once.
+_FOLDED_HOME: ContextVar[str | None] = ContextVar("folded_home", default=None)
+
+
+@contextmanager
+def folding_home(home: str | None) -> Iterator[None]:
+    """Within the block, home_dir() is `home` ("": no home folder is folded; None: this
+    machine's, as outside the block)."""
+    if home is None:
+        yield
+        return
+    token = _FOLDED_HOME.set(home)
+    try:
+        yield
+    finally:
+        _FOLDED_HOME.reset(token)
+
+
 def home_dir() -> str | None:
     """The current user's home folder, or None when it is unknown or too short to fold."""
+    folded = _FOLDED_HOME.get()
+    if folded is not None:
+        return folded or None
     return _home_for(os.environ.get("HOME"))
 
 

@@ -22,7 +22,7 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from .errors import OutputError, UsageError
 
@@ -82,12 +82,13 @@ def write_report(target: Path, files: Mapping[str, str], *, force: bool = False)
     return target
 
 
-def write_file(path: Path, text: str) -> None:
-    """One file, flushed to disk (callers stage it in a temporary directory first)."""
-    # Lone surrogates from hostile transcripts cannot be encoded; replace, never crash.
-    data = text.encode("utf-8", errors="replace")
+def write_file(path: Path, text: str | Iterable[str]) -> None:
+    """One file, flushed to disk (callers stage it in a temporary directory first); `text`
+    may come in pieces, written as they come (a large page need not be held whole)."""
     with open(path, "wb") as fh:
-        fh.write(data)
+        # Lone surrogates from hostile transcripts cannot be encoded; replace, never crash.
+        for piece in (text,) if isinstance(text, str) else text:
+            fh.write(piece.encode("utf-8", errors="replace"))
         fh.flush()
         os.fsync(fh.fileno())
 
