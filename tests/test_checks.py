@@ -35,3 +35,28 @@ def test_a_silent_type_check_or_lint_that_exits_0_passed(tmp_path):
         {"tool": "Bash", "input": {"command": "pytest -q > /dev/null"}, "output": ""},
         {"assistant": "Done."},
     ]) == [(2, "typecheck", True), (3, "lint", True), (4, "typecheck", None), (5, "test", None)]
+
+
+def test_a_request_to_the_local_service_runs_it_but_a_status_probe_does_not(tmp_path):
+    assert _checks(tmp_path, [
+        {"user": "Serve hello.html from the web server on port 8080."},
+        {"tool": "Bash", "input": {"command": "curl http://localhost:8080/hello.html"},
+         "output": "<h1>hello</h1>"},
+        # Whether the server answers is no sign the page is right.
+        {"tool": "Bash", "input": {"command": "curl -I http://127.0.0.1:8080/hello.html"},
+         "output": "HTTP/1.1 200 OK"},
+        {"tool": "Bash", "input": {"command": "curl -s -o /dev/null -w '%{http_code}' localhost:8080/"},
+         "output": "200"},
+        {"tool": "Bash", "input": {"command": "curl https://example.com/"}, "output": "<html>"},
+        {"assistant": "The page is served."},
+    ]) == [(2, "run", True)]
+
+
+def test_a_compiler_that_exits_0_saying_nothing_passed(tmp_path):
+    assert _checks(tmp_path, [
+        {"user": "Finish the proof in plus_comm.v."},
+        {"tool": "Bash", "input": {"command": "coqc /workspace/plus_comm.v"}, "output": ""},
+        {"tool": "Bash", "input": {"command": "gcc -o app app.c"},
+         "output": "Exit code 1\napp.c:3:1: error: expected ';'", "error": True},
+        {"assistant": "The proof compiles."},
+    ]) == [(2, "build", True), (3, "build", False)]

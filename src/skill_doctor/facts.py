@@ -43,12 +43,19 @@ _CHECK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                   r"|mvn\w*\s+(package|compile|install)|\S*gradlew?\s+(build|assemble)"
                   r"|dotnet\s+build|swift\s+build|cmake\s+--build|ninja\b|vite\s+build"
                   r"|python\d?(\.\d+)?\s+-m\s+(build|compileall|py_compile)|next\s+build"
-                  r"|docker\s+build|go\s+run\s+\.)"),
+                  r"|docker\s+build|go\s+run\s+\.|(gcc|g\+\+|clang(\+\+)?|cc|rustc|javac|kotlinc|scalac"
+                  r"|swiftc|ghc|ocamlopt|ocamlc|coqc|gfortran|nasm|iverilog|zig\s+build)\s)"),
+        # A request to the service the session set up (`curl localhost:8080/`) runs it.
+        ("run", r"(curl|wget|http|xh)\s+(?:-\S+\s+(?:'[^']*'\s+|\"[^\"]*\"\s+|\S+\s+)?)*['\"]?(?:https?://)?"
+                r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])\b"),
     )
 )
 # Running the program itself (a script, a module, a binary the project builds).
 _RUN_PROGRAM = re.compile(r"(python\d?(\.\d+)?|node|ruby|deno\s+run|bun\s+run|go\s+run|cargo\s+run"
                           r"|php|perl|bash|sh|\./\S+|\S+\.(py|js|mjs|ts|sh|rb))\b")
+# A request that only asks whether the server answers (`curl -I`, the status code alone, the
+# body thrown away) shows it is up, not that the work does what was asked.
+_STATUS_ONLY = re.compile(r"^(curl|wget|http|xh)\b.*(\s-I\b|\s--head\b|\s-o\s*/dev/null\b|\s--spider\b)")
 _NOT_A_RUN = re.compile(r"\s-(c|m\s+(pip|venv|http\.server|json\.tool))\b|^(bash|sh)\s*$"
                         r"|--version\b|\s-V\b")
 # Wrappers whose arguments are the command really run.
@@ -134,7 +141,7 @@ def classify_check(command: str) -> str | None:
     run = False
     for segment in command_segments(command):
         for kind, pattern in _CHECK_PATTERNS:
-            if pattern.match(segment):
+            if pattern.match(segment) and not (kind == "run" and _STATUS_ONLY.match(segment)):
                 return kind
         if _RUN_PROGRAM.match(segment) and not _NOT_A_RUN.search(segment):
             run = True
@@ -479,10 +486,10 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             check_kind = None
         if check_kind:
             outcome = check_outcome(turn)
-            if outcome is None and check_kind in ("typecheck", "lint") and turn.exit_code == 0 \
+            if outcome is None and check_kind in ("typecheck", "lint", "build") and turn.exit_code == 0 \
                     and not _MASKS_EXIT.search(command) and not (turn.tool_output or "").strip():
-                # Type checkers and linters say nothing when they find nothing (tsc, eslint,
-                # go vet): silence with a recorded exit code 0 is their pass.
+                # Type checkers, linters and compilers say nothing when they find nothing
+                # (tsc, eslint, go vet, gcc): silence with a recorded exit code 0 is a pass.
                 outcome = True
             elif outcome is None and check_kind == "run" and turn.exit_code is None and \
                     not turn.is_error and (turn.tool_output or "").strip():
