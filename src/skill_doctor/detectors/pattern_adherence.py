@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..diffs import changed_lines
@@ -50,6 +51,7 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         evidence.append(Evidence(turn, note))
         causes.append(kind)
     by_path = facts.edits_by_path
+    originals: dict[str, _Conventions] = {}
     for r in facts.edits:
         edit = r.edit
         # The file's conventions are those of its text before the session (its first edit's
@@ -60,8 +62,13 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         added, _ = changed_lines(edit.diff)
         if not added or context is None or edit.created or r.path in created:
             continue
-        existing = context.splitlines()
-        problems = _style_problems(existing, added, r.path, limit, whole=original is not None)
+        if original is not None:  # a file's conventions learned once, however often edited
+            conventions = originals.get(r.path)
+            if conventions is None:
+                conventions = originals[r.path] = _learn(original.splitlines(), r.path)
+        else:
+            conventions = _learn(context.splitlines(), r.path)
+        problems = _style_problems(conventions, added, r.path, limit, whole=original is not None)
         last = records[-1].edit
         if r is records[-1] and original is not None and last.after is not None and \
                 original.endswith("\n") and last.after and not last.after.endswith("\n"):
@@ -169,45 +176,64 @@ _PROSE = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc|html?|svg|csv|json|lock)$"
 _CONVENTION_SAMPLE = 2000  # lines of the file read to learn its conventions
 
 
-def _style_problems(existing: list[str], added: list[str], path: str, limit: int,
-                    whole: bool = False) -> list[tuple[str, str]]:
-    problems: list[tuple[str, str]] = []
+@dataclass(frozen=True, slots=True)
+class _Conventions:
+    """What a file's existing text shows of its style, learned once per file."""
+
+    lines: int
+    longest: int
+    indent: str | None
+    indent_width: int | None
+    naming: str | None
+    trailing_space: bool
+    quotes: str | None
+
+
+def _learn(existing: list[str], path: str) -> _Conventions:
     longest = max(map(len, existing), default=0)
     # Conventions show in any large part of a file; a sample keeps this linear in the edit,
     # not in the size of the file edited.
-    existing = existing[:_CONVENTION_SAMPLE]
-    file_kind = _indent_kind(existing)
+    sample = existing[:_CONVENTION_SAMPLE]
+    indent = _indent_kind(sample)
+    return _Conventions(
+        lines=len(sample), longest=longest, indent=indent,
+        indent_width=_indent_width(sample) if indent == "spaces" else None,
+        naming=_naming_case(sample) if _CODE_SUFFIX.search(path) else None,
+        trailing_space=any(l != l.rstrip() for l in sample),
+        quotes=_quote_style(sample) if path.endswith(".py") else None)
+
+
+def _style_problems(file: _Conventions, added: list[str], path: str, limit: int,
+                    whole: bool = False) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
     added_kind = _indent_kind(added)
-    if file_kind and added_kind and file_kind != added_kind:
-        problems.append(("indent", f"indented with {added_kind} in a file indented with {file_kind}"))
-    elif file_kind == "spaces" and added_kind == "spaces" and not _PROSE.search(path):
-        file_width, added_width = _indent_width(existing), _indent_width(added)
-        if file_width and added_width and file_width != added_width:
+    if file.indent and added_kind and file.indent != added_kind:
+        problems.append(("indent", f"indented with {added_kind} in a file indented with {file.indent}"))
+    elif file.indent == "spaces" and added_kind == "spaces" and not _PROSE.search(path):
+        added_width = _indent_width(added)
+        if file.indent_width and added_width and file.indent_width != added_width:
             problems.append(("indent", f"indented by {added_width} spaces in a file indented "
-                                       f"by {file_width}"))
+                                       f"by {file.indent_width}"))
     if _CODE_SUFFIX.search(path):
-        file_case = _naming_case(existing)
         added_case = _naming_case(added)
-        if file_case and added_case and file_case != added_case:
+        if file.naming and added_case and file.naming != added_case:
             problems.append(("naming", f"new names in {added_case} in a file that uses "
-                                       f"{file_case}"))
-    existing_trailing = any(l != l.rstrip() for l in existing)
+                                       f"{file.naming}"))
     trailing = [l for l in added if l.strip() and l != l.rstrip()]
-    if trailing and not existing_trailing:
+    if trailing and not file.trailing_space:
         problems.append(("trailing_space", f"{_plural(len(trailing), 'added line')} with "
                                            f"trailing whitespace"))
-    if not _PROSE.search(path) and whole and len(existing) >= 20:
-        too_long = [l for l in added if len(l) > max(limit, longest)]
+    if not _PROSE.search(path) and whole and file.lines >= 20:
+        too_long = [l for l in added if len(l) > max(limit, file.longest)]
         if too_long:
             problems.append(("line_length", f"{_plural(len(too_long), 'added line')} longer "
-                                            f"than {max(limit, longest)} characters, e.g. "
+                                            f"than {max(limit, file.longest)} characters, e.g. "
                                             f"`{too_long[0].strip()[:60]}...`"))
     if path.endswith(".py"):
-        file_quote = _quote_style(existing)
         added_quote = _quote_style(added)
-        if file_quote and added_quote and file_quote != added_quote:
+        if file.quotes and added_quote and file.quotes != added_quote:
             problems.append(("quotes", f"{added_quote}-quoted strings in a file that uses "
-                                       f"{file_quote} quotes"))
+                                       f"{file.quotes} quotes"))
     return problems
 
 
