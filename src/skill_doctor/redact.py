@@ -204,6 +204,12 @@ def kinds() -> tuple[str, ...]:
 
 def home_dir() -> str | None:
     """The current user's home folder, or None when it is unknown or too short to fold."""
+    # Asked once per string redacted: worked out once per value of the variables it comes from.
+    return _home_from(os.environ.get("HOME"), os.environ.get("USERPROFILE"))
+
+
+@lru_cache(maxsize=8)
+def _home_from(home_variable: str | None, profile_variable: str | None) -> str | None:
     home = os.path.expanduser("~").rstrip("/\\")
     if not home or home == "~" or len(home) < 2:
         return None
@@ -447,14 +453,17 @@ def scrub_data(value: Any, redact_secrets: bool = True) -> Any:
     """JSON-shaped data with every string (keys too) as `shown()` makes it; for every JSON file
     and document skill-doctor writes."""
     home = home_dir()
-    if isinstance(value, str):
-        return shown(value, redact_secrets, home)
-    if isinstance(value, dict):
-        return {(shown(k, redact_secrets, home) if isinstance(k, str) else k):
-                scrub_data(v, redact_secrets) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrub_data(v, redact_secrets) for v in value]
-    return value
+
+    def scrub(value: Any) -> Any:
+        if isinstance(value, str):
+            return shown(value, redact_secrets, home)
+        if isinstance(value, dict):
+            return {(shown(k, redact_secrets, home) if isinstance(k, str) else k): scrub(v)
+                    for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [scrub(v) for v in value]
+        return value
+    return scrub(value)
 
 
 def _unescape(text: str) -> str:
