@@ -21,6 +21,7 @@ from . import ledger
 from .ledger import Request
 from .model import FileEdit, Role, ToolKind, Transcript, Turn
 from . import tools
+from .text import ascii_folded
 from .tools import shell_read_windows
 
 # Programs that check the work: test runners, builds, type checkers, linters. Each pattern is
@@ -158,8 +159,9 @@ _FAILURE_SIGN_TEXTS = ("Traceback (most recent", "SyntaxError", "ModuleNotFoundE
                        "ImportError", "AssertionError", "Exception", "Error:")
 # A check's own word that it passed: each alternative with the lower-case text it cannot match
 # without. One search of the whole alternation tries every alternative at every position
-# (about 0.2 ms on a 500-character output); on ASCII output, where `str.lower()` folds exactly
-# as re.IGNORECASE does, only the alternatives whose text is there are tried.
+# (about 0.2 ms on a 500-character output); on output whose letters fold exactly
+# as re.IGNORECASE does (text.ascii_folded), only the alternatives whose text is there are
+# tried.
 _PASSED_PARTS: tuple[tuple[str, str], ...] = (
     (" passed", r"\b\d+ passed\b"), ("ok", r"^OK\b"), ("all tests passed", r"\ball tests passed\b"),
     ("pass", r"^PASS\b"), ("0 failed", r"\b0 failed\b"), ("build success", r"\bBUILD SUCCESS"),
@@ -189,7 +191,7 @@ def check_outcome(turn: Turn) -> bool | None:
     folded = output.lower()
     if any(word in folded for word in _FAILURE_WORDS) and _FAILED_OUTPUT.search(output):
         return False
-    passed = _says_passed(output, folded)
+    passed = _says_passed(output)
     masked = bool(turn.command and _MASKS_EXIT.search(turn.command))
     if turn.exit_code is not None and not masked:
         if turn.exit_code != 0:
@@ -206,9 +208,10 @@ def check_outcome(turn: Turn) -> bool | None:
     return None
 
 
-def _says_passed(output: str, folded: str) -> bool:
-    """Whether `_PASSED_OUTPUT` matches `output` (`folded` is its lower-case copy)."""
-    if not output.isascii():
+def _says_passed(output: str) -> bool:
+    """Whether `_PASSED_OUTPUT` matches `output`."""
+    folded = ascii_folded(output)
+    if folded is None:
         return _PASSED_OUTPUT.search(output) is not None
     return any(text in folded and pattern.search(output) for text, pattern in _PASSED_BY_TEXT)
 
