@@ -76,3 +76,16 @@ def test_check_passed_and_failure_sign_as_the_whole_patterns_say() -> None:
     for text in _texts(20000, seed=3):
         assert facts._says_passed(text) == bool(facts._PASSED_OUTPUT.search(text)), text
         assert facts._failure_sign(text) == bool(facts._FAILURE_SIGN.search(text)), text
+
+
+def test_folded_copy_keeps_offsets_of_non_ascii_text() -> None:
+    text = "Ünïcode — «Fix» the ÉTAT module"
+    assert ascii_folded(text) == text.lower() and len(ascii_folded(text)) == len(text)
+    words = CaselessPattern(r"\bfix\b|\bmodule\b")
+    assert [text[m.start():m.end()] for m in words.finditer(text)] == ["Fix", "module"]
+
+
+@pytest.mark.parametrize("source", [r"[\u00c0-\u00de]", r"\x41", r"\N{LATIN CAPITAL LETTER A}"])
+def test_characters_given_by_code_are_refused(source: str) -> None:
+    with pytest.raises(ValueError):
+        CaselessPattern(source)

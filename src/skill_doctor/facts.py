@@ -157,21 +157,24 @@ _FAILURE_SIGN = re.compile(r"Traceback \(most recent|SyntaxError|ModuleNotFoundE
 # Texts one of which every failure sign contains (case as written): a substring test first.
 _FAILURE_SIGN_TEXTS = ("Traceback (most recent", "SyntaxError", "ModuleNotFoundError",
                        "ImportError", "AssertionError", "Exception", "Error:")
-# A check's own word that it passed: each alternative with the lower-case text it cannot match
-# without. One search of the whole alternation tries every alternative at every position
-# (about 0.2 ms on a 500-character output); on output whose letters fold exactly
-# as re.IGNORECASE does (text.ascii_folded), only the alternatives whose text is there are
-# tried.
+# A check's own word that it passed: each alternative (written in lower case: the pattern is
+# case-insensitive) with the text it cannot match without. One search of the whole
+# alternation tries every alternative at every position (about 0.2 ms on a 500-character
+# output); on output whose letters fold exactly as re.IGNORECASE does (text.ascii_folded),
+# only the alternatives whose text is there are tried, case-sensitively on the folded copy and
+# from the start of the line where that text first appears (every alternative but the last
+# matches within one line, or starts on the line of its text).
 _PASSED_PARTS: tuple[tuple[str, str], ...] = (
-    (" passed", r"\b\d+ passed\b"), ("ok", r"^OK\b"), ("all tests passed", r"\ball tests passed\b"),
-    ("pass", r"^PASS\b"), ("0 failed", r"\b0 failed\b"), ("build success", r"\bBUILD SUCCESS"),
-    ("finished ", r"Finished .*target"), ("test result: ok", r"test result: ok"),
-    ("ok", r"^ok\s+\S+"), ("all checks passed", r"All checks passed"),
-    ("found 0 errors", r"Found 0 errors"), ("success: no issues", r"Success: no issues"),
-    ("✓", r"^\s*✓"), ("compiled successfully", r"\bcompiled successfully"),
-    ("built in", r"\bbuilt in\b"), ("no errors", r"\bNo errors\b"), ("0 error", r"0 errors?\b"))
+    (" passed", r"\b\d+ passed\b"), ("ok", r"^ok\b"), ("all tests passed", r"\ball tests passed\b"),
+    ("pass", r"^pass\b"), ("0 failed", r"\b0 failed\b"), ("build success", r"\bbuild success"),
+    ("finished ", r"finished .*target"), ("test result: ok", r"test result: ok"),
+    ("ok", r"^ok\s+\S+"), ("all checks passed", r"all checks passed"),
+    ("found 0 errors", r"found 0 errors"), ("success: no issues", r"success: no issues"),
+    ("compiled successfully", r"\bcompiled successfully"), ("built in", r"\bbuilt in\b"),
+    ("no errors", r"\bno errors\b"), ("0 error", r"0 errors?\b"),
+    ("✓", r"^\s*✓"))  # may start lines before its text: searched from the start
 _PASSED_OUTPUT = re.compile("(" + "|".join(rx for _, rx in _PASSED_PARTS) + ")", re.MULTILINE | re.I)
-_PASSED_BY_TEXT = tuple((text, re.compile(rx, re.MULTILINE | re.I)) for text, rx in _PASSED_PARTS)
+_PASSED_FOLDED = tuple((text, re.compile(rx, re.MULTILINE)) for text, rx in _PASSED_PARTS)
 # Words one of which every failure summary above contains: a substring test rules most
 # outputs out far faster than the pattern would.
 _FAILURE_WORDS = ("fail", "error", "panic", "not found", "segmentation", "exit code",
@@ -213,7 +216,15 @@ def _says_passed(output: str) -> bool:
     folded = ascii_folded(output)
     if folded is None:
         return _PASSED_OUTPUT.search(output) is not None
-    return any(text in folded and pattern.search(output) for text, pattern in _PASSED_BY_TEXT)
+    last = len(_PASSED_FOLDED) - 1
+    for number, (text, pattern) in enumerate(_PASSED_FOLDED):
+        first = folded.find(text)
+        if first < 0:
+            continue
+        start = folded.rfind("\n", 0, first) + 1 if number < last else 0
+        if pattern.search(folded, start) is not None:
+            return True
+    return False
 
 
 def _failure_sign(output: str) -> bool:

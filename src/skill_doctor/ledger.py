@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .model import Role, Turn
 from .text import CaselessPattern
@@ -179,7 +180,7 @@ def asks_for_change(text: str) -> bool:
     it"); otherwise a change verb counts only where it gives an order: at the start of a
     clause or after "please", "can you", "and", "then" ...; "when I add a tab" describes.
     """
-    text = _NEGATED.sub(" ", text)
+    text = _without_negated(text)
     if _POLITE_ORDER.match(text):
         return True
     if _QUESTION_OPENING.match(text) and "?" in text:
@@ -211,7 +212,7 @@ def classify(text: str, previous_answer: str = "") -> str:
         return FOLLOW_UP
     if asks_for_change(text):
         return CHANGE
-    if _OPERATION_REQUEST.search(_NEGATED.sub(" ", text)):
+    if _OPERATION_REQUEST.search(_without_negated(text)):
         return OPERATION
     if _QUESTION_OPENING.match(text) or "?" in re.sub(r"\S+://\S+", "", text):
         return QUESTION
@@ -223,15 +224,23 @@ def classify(text: str, previous_answer: str = "") -> str:
 
 def _operations(text: str) -> tuple[str, ...]:
     found = [m.group(1).lower().replace(" ", "")
-             for m in _OPERATION_REQUEST.finditer(_NEGATED.sub(" ", text))]
+             for m in _OPERATION_REQUEST.finditer(_without_negated(text))]
     found += [m.group(1).lower() for m in re.finditer(
         r"^\s*(?:\$\s*)?git\s+(?:-\S+\s+)*(commit|push|pull|merge|rebase|clone|tag|checkout)\b",
         text, re.M)]
     return tuple(dict.fromkeys(found))
 
 
-def _tokens(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9_]{3,}", text.lower())}
+@lru_cache(maxsize=64)
+def _without_negated(text: str) -> str:
+    """The message with its negated orders taken out (asked for up to three times a message)."""
+    return _NEGATED.sub(" ", text)
+
+
+@lru_cache(maxsize=64)
+def _tokens(text: str) -> frozenset[str]:
+    # The main request's words are compared with every message after it: read once.
+    return frozenset(re.findall(r"[a-z0-9_]{3,}", text.lower()))
 
 
 def _restates(text: str, earlier: str) -> bool:

@@ -89,23 +89,21 @@ def iso_from_millis(ms: object) -> str | None:
 # -- case-insensitive patterns at case-sensitive speed -------------------------------------------
 #
 # re.IGNORECASE makes a pattern of many alternatives several times slower per character (the
-# engine folds every character it compares). Where only ASCII letters can fold onto the
-# pattern's letters, the same pattern without the flag over a copy of the text with its ASCII
-# letters lowered finds the same matches at the same offsets. Four non-ASCII letters fold onto
-# ASCII ones under re.IGNORECASE (U+0130, U+0131, U+017F, U+212A); text holding one is matched
-# with the flag as before.
-_ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
+# engine folds every character it compares). A pattern whose letters are ASCII, run without
+# the flag over the lower-cased text, finds the same matches at the same offsets, as long as
+# the text holds none of the four non-ASCII letters re.IGNORECASE folds onto ASCII ones
+# (U+0130, U+0131, U+017F, U+212A; U+0130 is also the one letter whose lower case is longer):
+# text holding one is matched with the flag as before. (Lowering other non-ASCII letters
+# changes nothing such a pattern can see: `\w`, `\s`, `\d` and `\b` treat both cases alike.)
 _FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
 def ascii_folded(text: str) -> str | None:
-    """`text` with its ASCII letters lowered (same length and offsets), or None when it holds
-    a non-ASCII letter that re.IGNORECASE folds onto an ASCII one."""
-    if text.isascii():
-        return text.lower()
-    if any(c in text for c in _FOLDS_TO_ASCII):
+    """`text` lower-cased (same length and offsets), or None when it holds a non-ASCII letter
+    that re.IGNORECASE folds onto an ASCII one."""
+    if not text.isascii() and any(c in text for c in _FOLDS_TO_ASCII):
         return None
-    return text.translate(_ASCII_LOWER)
+    return text.lower()
 
 
 class CaselessPattern:
@@ -113,16 +111,16 @@ class CaselessPattern:
     case-sensitive copy of the pattern wherever that is exact.
 
     The source names letters in lower case only (escapes such as `\\S` aside), its other
-    characters are caseless, and it has no backreference. `required`, when given, are texts
-    (lower case) one of which every match contains: a text holding none of them is not
-    searched. Matches come from the folded copy: offsets are the text's, matched text is
+    characters are caseless (none given by its code), and it has no backreference.
+    `required`, when given, are texts (lower case) one of which every match contains: a text
+    holding none of them is not searched. Matches come from the folded copy: offsets are the text's, matched text is
     lower-cased; `sub` keeps the original text around its replacements.
     """
 
     def __init__(self, source: str, flags: int = 0, required: tuple[str, ...] = ()) -> None:
         letters = re.sub(r"\\.", "", source)
         if any(c.isupper() or (not c.isascii() and c.lower() != c.upper()) for c in letters) \
-                or re.search(r"\\\d|\(\?P=|\(\?[a-zA-Z]*i", source):
+                or re.search(r"\\[\dxuUN]|\(\?P=|\(\?[a-zA-Z]*i", source):
             raise ValueError(f"not a lower-case pattern without backreferences: {source!r}")
         self.pattern = source
         self.flags = flags
