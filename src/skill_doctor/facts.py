@@ -413,6 +413,7 @@ def compute(transcript: Transcript) -> Facts:
 
     requests = ledger.build(transcript.turns)
     request_text = ""
+    written = _WrittenNames(edits, shell_writes)
     for turn in transcript.turns:
         if turn.role is Role.USER and turn.meta is None:
             request_text = turn.content
@@ -427,7 +428,7 @@ def compute(transcript: Transcript) -> Facts:
         else:
             tool_turns.append(turn)
             _tool_facts(turn, cwd, reads, explorations, edits, shell_writes, failed_edits,
-                        checks, failures, read_windows, unlocated, request_text)
+                        checks, failures, read_windows, unlocated, request_text, written)
 
     final_answer = assistant_turns[-1] if assistant_turns else None
     mains = [r for r in requests if r.kind != ledger.FOLLOW_UP]
@@ -460,14 +461,20 @@ def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | No
     request, one the request names, else the last one read."""
     if not reads:
         return None
-    named = [path for _, path in reversed(reads) if path in request_text
-             or posixpath.basename(path) in request_text]
-    return named[0] if named else reads[-1][1]
+    looked_at: set[str] = set()  # a file read again and again is tested once
+    for _, path in reversed(reads):
+        if path in looked_at:
+            continue
+        looked_at.add(path)
+        if path in request_text or posixpath.basename(path) in request_text:
+            return path
+    return reads[-1][1]
 
 
 def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, edits: list,
                 shell_writes: list, failed_edits: list, checks: list, failures: list,
-                read_windows: dict, unlocated: list, request_text: str = "") -> None:
+                read_windows: dict, unlocated: list, request_text: str = "",
+                written: _WrittenNames | None = None) -> None:
     failed = tool_failed(turn)
     if failed:
         failures.append(turn.index)
@@ -509,7 +516,7 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
     command = turn.command
     if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
         check_kind = classify_check(command)
-        if check_kind == "run" and not _runs_own_code(command, cwd, edits, shell_writes):
+        if check_kind == "run" and not _runs_own_code(command, cwd, edits, shell_writes, written):
             check_kind = None
         if check_kind:
             outcome = check_outcome(turn)
@@ -525,11 +532,29 @@ _SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s
                          r"|tsx|ts-node)\s+(?:-\S+\s+)*([^\s-]\S*)|^(\.{0,2}/\S+|\S+\.(?:py|js|mjs|ts|sh|rb))")
 
 
-def _runs_own_code(command: str, cwd: str | None, edits: list, shell_writes: list) -> bool:
+class _WrittenNames:
+    """The base names of the files changed so far, from the edit and shell-write lists that
+    `compute` grows: each name is read once, not again at every run of a program."""
+
+    def __init__(self, edits: list, shell_writes: list) -> None:
+        self.edits, self.shell_writes = edits, shell_writes
+        self.counted = (0, 0)
+        self.names: set[str] = set()
+
+    def now(self) -> set[str]:
+        edits, writes = self.counted
+        self.names.update(posixpath.basename(e.path) for e in self.edits[edits:])
+        self.names.update(posixpath.basename(p) for _, p in self.shell_writes[writes:])
+        self.counted = (len(self.edits), len(self.shell_writes))
+        return self.names
+
+
+def _runs_own_code(command: str, cwd: str | None, edits: list, shell_writes: list,
+                   written_names: _WrittenNames | None = None) -> bool:
     """Whether a run of a program exercises the project: a script the session wrote, or one
     inside the project (not a helper under a hidden tool folder such as `.gemini/skills`, not
     a file outside the project); a module or entry point (`python -m app`, `node .`) counts."""
-    written = {posixpath.basename(e.path) for e in edits} | {posixpath.basename(p) for _, p in shell_writes}
+    written = (written_names or _WrittenNames(edits, shell_writes)).now()
     for segment in command_segments(command):
         match = _SCRIPT_ARG.match(segment)
         if not match:
