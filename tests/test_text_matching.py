@@ -89,3 +89,35 @@ def test_folded_copy_keeps_offsets_of_non_ascii_text() -> None:
 def test_characters_given_by_code_are_refused(source: str) -> None:
     with pytest.raises(ValueError):
         CaselessPattern(source)
+
+
+def test_fence_bodies_taken_a_line_at_a_time_match_as_lazy_bodies_do() -> None:
+    """textcommon.LINE_BODY stands for `.*?` before a closing line: same matches, groups,
+    unclosed blocks and ends (also against an end position, as the cctrace results use)."""
+    from skill_doctor.decode import text_generic, textcommon
+    from skill_doctor.decode.textcommon import Blocks
+
+    flags = re.DOTALL | re.MULTILINE
+    lazy_fence = Blocks([(r"^```([^\n]*)\n(.*?)", r"^```[ \t]*$")], flags)
+    lazy_blocks = Blocks([
+        (r"^```(?P<info>[^`\n]*)\n(?P<body>.*?)", r"^```[ \t]*$"),
+        (r"^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$", None),
+        (r"^<details>\s*<summary>💭(?P<details>.*?)", r"^</details>[ \t]*$")], flags)
+    lazy_after = re.compile(r"\s*^```([^\n]*)\n(.*?)^```[ \t]*$", flags)
+    pieces = ["```", "```py", "``` ", "````", "x", "\n", "\n", "  ", "</details>",
+              "<details><summary>💭 think", "🔧 **Tool Use: Bash** (ID: t1)", "```\n", "a```"]
+    rng = random.Random(3)
+
+    def shape(match):
+        return (match.span(), match.groups()) if match else None
+
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert [shape(m) for m in textcommon.FENCE.finditer(text)] == \
+            [shape(m) for m in lazy_fence.finditer(text)], text
+        assert [shape(m) for m in text_generic._FENCE_OR_USE.finditer(text)] == \
+            [shape(m) for m in lazy_blocks.finditer(text)], text
+        for pos in range(0, len(text) + 1, 3):
+            end = max(pos, len(text) - 2)
+            assert shape(text_generic.FENCE_AFTER.match(text, pos, end)) == \
+                shape(lazy_after.match(text, pos, end)), text

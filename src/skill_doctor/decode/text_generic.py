@@ -18,7 +18,7 @@ from typing import Any
 
 from .builder import TranscriptBuilder
 from .fields import json_text
-from .textcommon import Blocks, diff_snippets, output_status, parse_or_partial
+from .textcommon import LINE_BODY, Blocks, diff_snippets, output_status, parse_or_partial
 from .textparse import Block
 
 _ROLE = re.compile(
@@ -267,11 +267,11 @@ _cached_header = lru_cache(maxsize=4096)(_read_header)
 
 
 _FENCE_OR_USE = Blocks([
-    (r"^```(?P<info>[^`\n]*)\n(?P<body>.*?)", r"^```[ \t]*$"),
+    (rf"^```(?P<info>[^`\n]*)\n(?P<body>{LINE_BODY})", r"^```[ \t]*$"),
     (r"^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$", None),
-    (r"^<details>\s*<summary>💭(?P<details>.*?)", r"^</details>[ \t]*$"),
+    (rf"^<details>\s*<summary>💭(?P<details>{LINE_BODY})", r"^</details>[ \t]*$"),
 ], re.DOTALL | re.MULTILINE)
-FENCE_AFTER = re.compile(r"\s*^```([^\n]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+FENCE_AFTER = re.compile(rf"\s*^```([^\n]*)\n({LINE_BODY})^```[ \t]*$", re.DOTALL | re.MULTILINE)
 
 
 def _first_solid(text: str, cursor: int) -> int:
