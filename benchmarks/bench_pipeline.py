@@ -165,7 +165,7 @@ def median_run(cmd_for, runs: int) -> dict:
 
 
 def has_command(name: str) -> bool:
-    proc = subprocess.run([sys.executable, "-m", "skill_doctor", name, "--help"],
+    proc = subprocess.run([PYTHON, "-m", "skill_doctor", name, "--help"],
                           capture_output=True, env=ENV)
     return proc.returncode == 0
 

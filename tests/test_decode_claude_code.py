@@ -145,7 +145,7 @@ def test_web_session_export_that_is_broken_json_is_a_parse_problem(tmp_path):
     assert t.problem is not None and "not valid JSON" in t.problem.message
 
 
-def test_consecutive_edits_of_a_file_share_one_copy_of_its_text(tmp_path):
+def test_a_file_edited_again_keeps_only_its_first_original_and_latest_text(tmp_path):
     first = "a = 1\nb = 2\n"
     second = "a = 10\nb = 2\n"
     records = [env("user", "u01", message={"role": "user", "content": "Change a then b in x.py"})]
@@ -160,5 +160,7 @@ def test_consecutive_edits_of_a_file_share_one_copy_of_its_text(tmp_path):
             toolUseResult={"filePath": "/p/x.py", "originalFile": before}))
     t = decode_file(write_lines(tmp_path, records))
     [one], [two] = t.turns[1].edits, t.turns[2].edits
-    assert one.after == second and two.before == second and two.after == "a = 10\nb = 20\n"
-    assert two.before is one.after  # the same text is held once
+    # The text between the two edits is held by neither: each edit's diff says what changed.
+    assert one.before == first and one.after is None
+    assert two.before is None and two.after == "a = 10\nb = 20\n"
+    assert "+a = 10" in one.diff and "+b = 20" in two.diff

@@ -23,6 +23,18 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("帮我配置下Maple Mono NF CN这个", ledger.CHANGE),
     ("比较适合macos系统terminal的中文字体有哪些推荐？", ledger.QUESTION),
     ("可以", ledger.FOLLOW_UP),
+    # An order after a comma is an order; a verb that ends the clause after one asks.
+    ("call the file custom-compaction.ts, update README.md for the hooks examples dir", ledger.CHANGE),
+    ("great. To be clear, what runs is the saved copy of the workspace, correct?", ledger.QUESTION),
+    ("When I add a tab, the layout breaks", ledger.FOLLOW_UP),
+    ("Am I supposed to add OPK_DEBUG=1 to the code, or use it on the command line?", ledger.QUESTION),
+    ("we need to define when to create a skill. let's think first, before we change anything",
+     ledger.QUESTION),
+    ("Don't write any code yet: should the cache live in the client?", ledger.QUESTION),
+    ("Fix the parser before you commit", ledger.CHANGE),
+    # The issue link a message opens with is not how it asks.
+    ("https://github.com/o/r/issues/295\n\nany clean suggestion for this? we can make sdk.ts "
+     "read the key", ledger.QUESTION),
 ])
 def test_classify(text, kind):
     assert ledger.classify(ledger.strip_pasted(text)) == kind

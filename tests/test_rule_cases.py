@@ -55,6 +55,12 @@ def test_rule_case(tmp_path, criterion, case):
     expected = {"score": case["expect"]["score"], "turns": case["expect"]["turns"]}
     if criterion == "turn_economy" and expected["score"] == result.criterion.max:
         actual["turns"] = []  # at the maximum, the summary citation is informational
+    if "summary" in case["expect"]:  # the measurement's one line, as the finding shows it
+        actual["summary"] = result.measurement.summary if result.measurement else None
+        expected["summary"] = case["expect"]["summary"]
+    if "causes" in case["expect"]:  # what the finding says went wrong, most costly first
+        actual["causes"] = list(result.measurement.causes) if result.measurement else []
+        expected["causes"] = case["expect"]["causes"]
     assert actual == expected, (
         f"{criterion}:{case['name']} measured {result.measurement.value if result.measurement else None}"
         f" ({result.measurement.summary if result.measurement else result.reason});"

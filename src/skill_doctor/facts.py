@@ -410,10 +410,10 @@ def compute(transcript: Transcript) -> Facts:
     read_windows: dict[tuple[int, str], tuple] = {}
     unlocated: list[int] = []
     interruptions: list[int] = []
+    written = _WrittenNames()
 
     requests = ledger.build(transcript.turns)
     request_text = ""
-    written = _WrittenNames(edits, shell_writes)
     for turn in transcript.turns:
         if turn.role is Role.USER and turn.meta is None:
             request_text = turn.content
@@ -428,7 +428,7 @@ def compute(transcript: Transcript) -> Facts:
         else:
             tool_turns.append(turn)
             _tool_facts(turn, cwd, reads, explorations, edits, shell_writes, failed_edits,
-                        checks, failures, read_windows, unlocated, request_text, written)
+                        checks, failures, read_windows, unlocated, written, request_text)
 
     final_answer = assistant_turns[-1] if assistant_turns else None
     mains = [r for r in requests if r.kind != ledger.FOLLOW_UP]
@@ -473,8 +473,8 @@ def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | No
 
 def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, edits: list,
                 shell_writes: list, failed_edits: list, checks: list, failures: list,
-                read_windows: dict, unlocated: list, request_text: str = "",
-                written: _WrittenNames | None = None) -> None:
+                read_windows: dict, unlocated: list, written: _WrittenNames,
+                request_text: str = "") -> None:
     failed = tool_failed(turn)
     if failed:
         failures.append(turn.index)
@@ -516,11 +516,19 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
     command = turn.command
     if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
         check_kind = classify_check(command)
-        if check_kind == "run" and not _runs_own_code(command, cwd, edits, shell_writes, written):
+        if check_kind == "run" and (kind is ToolKind.EDIT or not _runs_own_code(
+                command, cwd, written.of(edits, shell_writes))):
+            # A script that writes files (`python - <<EOF ... write_text`) makes a change,
+            # it does not check one.
             check_kind = None
         if check_kind:
             outcome = check_outcome(turn)
-            if outcome is None and check_kind == "run" and turn.exit_code is None and \
+            if outcome is None and check_kind in ("typecheck", "lint") and turn.exit_code == 0 \
+                    and not _MASKS_EXIT.search(command) and not (turn.tool_output or "").strip():
+                # Type checkers and linters say nothing when they find nothing (tsc, eslint,
+                # go vet): silence with a recorded exit code 0 is their pass.
+                outcome = True
+            elif outcome is None and check_kind == "run" and turn.exit_code is None and \
                     not turn.is_error and (turn.tool_output or "").strip():
                 # A run with output and no error in a log without exit codes (trajectories):
                 # the program ran; what it printed is the evidence.
@@ -528,33 +536,66 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             checks.append(Check(turn.index, command, check_kind, outcome))
 
 
+# Commands whose successful run changes the machine a task is about, where a task is done
+# through commands rather than file edits: packages installed, permissions set, files made,
+# moved or deleted, services and users configured, a repository's history changed, images
+# built, outputs written by converters and compilers.
+_SYSTEM_CHANGE = re.compile(
+    r"^(?:sudo\s+(?:-\S+\s+)*)?(?:"
+    r"(?:pip3?|uv|pipx|poetry|conda|mamba|micromamba|npm|pnpm|yarn|bun|gem|cargo|go|apt(?:-get)?"
+    r"|yum|dnf|apk|brew|snap|pacman|zypper|R|Rscript)\s+(?:\S+\s+)*?(?:install|add|remove"
+    r"|uninstall|upgrade|update|sync|create|build|env)\b"
+    r"|(?:chmod|chown|chgrp|mkdir|rmdir|rm|mv|cp|ln|touch|install|tar|unzip|gunzip|gzip|bzip2|xz"
+    r"|7z|zip|shred|truncate|dd|rsync|patch|useradd|adduser|usermod|userdel|groupadd|passwd"
+    r"|chpasswd|crontab|sysctl|mount|ldconfig|update-alternatives|systemctl|service|supervisorctl"
+    r"|a2ensite|a2enmod|ufw|iptables|ssh-keygen|htpasswd|mkfifo)\b"
+    r"|git\s+(?:-\S+\s+)*(?:commit|checkout|switch|merge|rebase|reset|revert|cherry-pick|stash"
+    r"|add|rm|mv|init|clone|pull|apply|am|config|branch|tag|remote|restore|filter-branch"
+    r"|filter-repo|gc|prune|update-ref|reflog\s+expire)\b"
+    r"|(?:docker|podman)\s+(?:compose\s+)?(?:build|run|create|start|stop|restart|rm|up|down"
+    r"|commit|tag|load|network|volume)\b"
+    r"|kubectl\s+(?:apply|create|delete|patch|scale|rollout|set|label|annotate)\b"
+    r"|(?:make|cmake|ninja|meson|gcc|g\+\+|cc|clang|rustc|javac|ffmpeg|gpg|openssl|convert"
+    r"|magick|sqlite3|psql|mysql|wget)\b"
+    r"|curl\b.*\s-(?:o|O|-output)\b"
+    r")")
+
+
+def changes_system(command: str) -> bool:
+    """Whether a command line changes the machine (see _SYSTEM_CHANGE), or writes a file
+    through a redirection."""
+    for segment in command_segments(command):
+        if _SYSTEM_CHANGE.match(segment):
+            return True
+        if re.search(r"(?<![<>&\d])>{1,2}\s*(?!&|/dev/null\b)[^\s&|;]", segment):
+            return True
+    return False
+
+
 _SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s+run)?|php|perl|bash|sh"
                          r"|tsx|ts-node)\s+(?:-\S+\s+)*([^\s-]\S*)|^(\.{0,2}/\S+|\S+\.(?:py|js|mjs|ts|sh|rb))")
 
 
 class _WrittenNames:
-    """The base names of the files changed so far, from the edit and shell-write lists that
-    `compute` grows: each name is read once, not again at every run of a program."""
+    """The base names of the files the session has written so far, brought up to date from
+    the growing edit lists only when asked (once per run of a program, not once per edit)."""
 
-    def __init__(self, edits: list, shell_writes: list) -> None:
-        self.edits, self.shell_writes = edits, shell_writes
-        self.counted = (0, 0)
+    def __init__(self) -> None:
         self.names: set[str] = set()
+        self._edits = self._writes = 0
 
-    def now(self) -> set[str]:
-        edits, writes = self.counted
-        self.names.update(posixpath.basename(e.path) for e in self.edits[edits:])
-        self.names.update(posixpath.basename(p) for _, p in self.shell_writes[writes:])
-        self.counted = (len(self.edits), len(self.shell_writes))
+    def of(self, edits: list, shell_writes: list) -> set[str]:
+        self.names.update(posixpath.basename(e.path) for e in edits[self._edits:])
+        self.names.update(posixpath.basename(p) for _, p in shell_writes[self._writes:])
+        self._edits, self._writes = len(edits), len(shell_writes)
         return self.names
 
 
-def _runs_own_code(command: str, cwd: str | None, edits: list, shell_writes: list,
-                   written_names: _WrittenNames | None = None) -> bool:
-    """Whether a run of a program exercises the project: a script the session wrote, or one
-    inside the project (not a helper under a hidden tool folder such as `.gemini/skills`, not
-    a file outside the project); a module or entry point (`python -m app`, `node .`) counts."""
-    written = (written_names or _WrittenNames(edits, shell_writes)).now()
+def _runs_own_code(command: str, cwd: str | None, written: set[str]) -> bool:
+    """Whether a run of a program exercises the project: a script the session wrote (its base
+    name in `written`), or one inside the project (not a helper under a hidden tool folder
+    such as `.gemini/skills`, not a file outside the project); a module or entry point
+    (`python -m app`, `node .`) counts."""
     for segment in command_segments(command):
         match = _SCRIPT_ARG.match(segment)
         if not match:

@@ -63,6 +63,13 @@ _NEGATED = CaselessPattern(
     r"|create|creating|delete|deleting|remove|removing|replace|replacing|update|updating|commit"
     r"|push|fix|fixing|implement|make|making|test|testing|run|running|search|searching|block)\b"
     r"[^.,;:!?\n]*")
+# "let's think first, before we change anything", "don't write any code yet": the user wants to
+# discuss before any change, so the message asks for an answer, whatever verbs it holds.
+_HOLDS_CHANGES = re.compile(
+    r"\b(?:before|until)\s+(?:we|you|i|u)?\s*(?:change|changing|modify|modifying|edit|editing"
+    r"|touch|touching|make|making|write|writing|implement|implementing)\s+(?:any|anything)\b"
+    r"|\b(?:do not|don'?t|dont)\s+(?:change|modify|edit|touch|write|implement|make)\s+"
+    r"(?:any(?:thing)?\s+)?(?:\w+\s+)?yet\b", re.I)
 _FORBIDS_CHECKS = CaselessPattern(r"\b(?:do not|don'?t|dont|no need to|not to|never|without)\s+"
                                   r"(?:\w+\s+)?(?:test|testing|run (?:the )?tests?|build|check)\b")
 
@@ -84,10 +91,14 @@ _REJECTS = CaselessPattern(
     r"|same (error|problem|issue)|^\W*too (long|short|big|small|verbose|much)\b"
     r"|not (showing|displaying|displayed|shown|visible|rendering|appearing|loading|updating))")
 _QUESTION_OPENING = re.compile(
-    r"^\s*(how|what|why|where|which|who|whom|is|are|was|were|does|do|did|can|could|should"
+    r"^\s*(how|what|why|where|which|who|whom|is|are|am|was|were|does|do|did|has|have|can|could|should"
+    r"|shall|may"
     r"|would|will|explain|tell me|describe|show me|investigate|look into|find out|figure out"
     r"|research|review|analy[sz]e|audit|explore|understand|diagnose|summari[sz]e|check|compare"
-    r"|list|trace|troubleshoot|evaluate|assess|recommend|suggest|any idea)\b", re.I)
+    r"|list|trace|troubleshoot|evaluate|assess|recommend|suggest|any)\b", re.I)
+_BARE_ANY = re.compile(r"^\s*any\b(?!.*\?)", re.I | re.S)  # "any ..." asks only with a "?"
+# A link the message opens with (the issue it is about) is not how the message asks.
+_LEADING_LINKS = re.compile(r"^(?:\s*<?\S+://\S+>?\s*\n)+")
 # Openings that ask for an answer even without a question mark ("explain the parser").
 _INVESTIGATION = re.compile(r"^\s*(explain|tell me|describe|show me|investigate|look into|find out"
                             r"|figure out|research|review|analy[sz]e|audit|explore|understand|diagnose"
@@ -104,9 +115,10 @@ _CHANGE_VERBS = (
     r"|switch|keep|include|show|display|integrate|debug")
 _CHANGE_WORDS = CaselessPattern(rf"\b({_CHANGE_VERBS})\b")
 _IMPERATIVE_BEFORE = re.compile(
-    r"(^|[.!?;:\n(]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"
+    r"(^|[.!?;:\n(,]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"
     r"|must|can|could|would|we|i'?d like you to|go ahead|and then|first|finally|instead|but|need|help me"
     r"|needs|want|start)\s*,?)\s*$", re.I)
+_ENDS_CLAUSE = re.compile(r"\s*(?:[?.!]|$)")
 _FIX_ORDER = re.compile(r"\b(and|then|also|please|,)\s+(fix|change|update|implement|add|apply"
                         r"|patch|correct|resolve|repair|make)\b", re.I)
 # What an operation request asks to run, and the command words that do it.
@@ -180,7 +192,7 @@ def asks_for_change(text: str) -> bool:
     it"); otherwise a change verb counts only where it gives an order: at the start of a
     clause or after "please", "can you", "and", "then" ...; "when I add a tab" describes.
     """
-    text = _without_negated(text)
+    text = _without_negated(_LEADING_LINKS.sub("", text))
     if _POLITE_ORDER.match(text):
         return True
     if _QUESTION_OPENING.match(text) and "?" in text:
@@ -189,6 +201,8 @@ def asks_for_change(text: str) -> bool:
         return bool(_FIX_ORDER.search(text))
     for match in _CHANGE_WORDS.finditer(text):
         before = text[max(0, match.start() - 40):match.start()]
+        if before.rstrip().endswith(",") and _ENDS_CLAUSE.match(text, match.end()):
+            continue  # ", correct?" asks; ", update the README" orders
         if _IMPERATIVE_BEFORE.search(before):
             return True
     return False
@@ -210,11 +224,14 @@ def classify(text: str, previous_answer: str = "") -> str:
                 asks_for_change(_OFFER.split(previous_answer[-600:], 1)[-1]):
             return CHANGE
         return FOLLOW_UP
+    if _HOLDS_CHANGES.search(text):
+        return QUESTION
     if asks_for_change(text):
         return CHANGE
     if _OPERATION_REQUEST.search(_without_negated(text)):
         return OPERATION
-    if _QUESTION_OPENING.match(text) or "?" in re.sub(r"\S+://\S+", "", text):
+    if _QUESTION_OPENING.match(_LEADING_LINKS.sub("", text)) and not _BARE_ANY.match(text) \
+            or "?" in re.sub(r"\S+://\S+", "", text):
         return QUESTION
     # Words that neither ask nor order ("M-Claude", "I'm using Ghostty", "I set that on
     # purpose") inform the request before them; `build` takes a first message that only

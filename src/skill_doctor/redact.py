@@ -204,12 +204,13 @@ def kinds() -> tuple[str, ...]:
 
 def home_dir() -> str | None:
     """The current user's home folder, or None when it is unknown or too short to fold."""
-    # Asked once per string redacted: worked out once per value of the variables it comes from.
-    return _home_from(os.environ.get("HOME"), os.environ.get("USERPROFILE"))
+    return _home_for(os.environ.get("HOME"))
 
 
-@lru_cache(maxsize=8)
-def _home_from(home_variable: str | None, profile_variable: str | None) -> str | None:
+@lru_cache(maxsize=4)
+def _home_for(env_home: str | None) -> str | None:
+    # Keyed by $HOME, which is what expanduser reads first: asked once per string shown, the
+    # lookup is otherwise a measurable share of writing a large report.
     home = os.path.expanduser("~").rstrip("/\\")
     if not home or home == "~" or len(home) < 2:
         return None
@@ -452,18 +453,18 @@ def terminal(text: str, redact_secrets: bool = True, *, command: bool = False) -
 def scrub_data(value: Any, redact_secrets: bool = True) -> Any:
     """JSON-shaped data with every string (keys too) as `shown()` makes it; for every JSON file
     and document skill-doctor writes."""
-    home = home_dir()
+    return _scrub(value, redact_secrets, home_dir())
 
-    def scrub(value: Any) -> Any:
-        if isinstance(value, str):
-            return shown(value, redact_secrets, home)
-        if isinstance(value, dict):
-            return {(shown(k, redact_secrets, home) if isinstance(k, str) else k): scrub(v)
-                    for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [scrub(v) for v in value]
-        return value
-    return scrub(value)
+
+def _scrub(value: Any, redact_secrets: bool, home: str | None) -> Any:
+    if isinstance(value, str):
+        return shown(value, redact_secrets, home) if value else value
+    if isinstance(value, dict):
+        return {(shown(k, redact_secrets, home) if isinstance(k, str) and k else k):
+                _scrub(v, redact_secrets, home) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrub(v, redact_secrets, home) for v in value]
+    return value
 
 
 def _unescape(text: str) -> str:
@@ -497,12 +498,13 @@ def scrub_page(doc: Any, redact_secrets: bool = True) -> str:
     # (children list, index, whether it is a `text` node): dominate keeps a text child as a
     # plain string or a `text` node, both escaped when they were added.
     texts: list[tuple[list, int, bool]] = []
+    attributes_shown: list[tuple[dict, str]] = []
     for element in _elements(doc):
         attributes = getattr(element, "attributes", None)
         if attributes:
             for key, value in attributes.items():
-                if isinstance(value, str) and key != "style":
-                    attributes[key] = shown(value, redact_secrets)
+                if isinstance(value, str) and value and key != "style":
+                    attributes_shown.append((attributes, key))
         if type(element).__name__ in _OWN_TEXT:
             continue
         children = element.children
@@ -511,6 +513,14 @@ def scrub_page(doc: Any, redact_secrets: bool = True) -> str:
                 texts.append((children, i, False))
             elif isinstance(child, util.text) and child.escape:
                 texts.append((children, i, True))
+    if attributes_shown:
+        # Every attribute value redacted in one pass over them all (each still its own piece,
+        # but one scan per pattern instead of one per value), separately from the text.
+        values = [attributes[key] for attributes, key in attributes_shown]
+        if redact_secrets:
+            values = redact_pieces(values)
+        for (attributes, key), value in zip(attributes_shown, values):
+            attributes[key] = visible(value)
     if texts:
         pieces = [_unescape(children[i].text if node else children[i])
                   for children, i, node in texts]

@@ -48,6 +48,8 @@ def compact(value: Any, key: str | None = None, depth: int = 0) -> Any:
 
 def _count(value: Any) -> int:
     """A token count from the file: a whole number >= 0 (bounded), anything else 0."""
+    if type(value) is int and 0 <= value <= 10**15:  # the common case, answered first
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 0
     if value != value or value < 0 or value > 10**15:  # NaN, negative or absurd
@@ -70,6 +72,7 @@ class TranscriptBuilder:
         self._turns: list[dict[str, Any]] = []
         self._open_calls: dict[str, dict[str, Any]] = {}
         self._last_text: dict[str, str] = {}  # path -> its whole text after the latest edit
+        self._latest_edit: dict[str, tuple[dict[str, Any], int]] = {}  # path -> (draft, position)
         self._notes: list[str] = []
         self._skipped: Counter[str] = Counter()
         self._usage: dict[str, Usage] = {}  # key (API message id ...) -> tokens, first-seen order
@@ -192,6 +195,7 @@ class TranscriptBuilder:
         Remembered by the turn that comes next, so later drops and inserts keep it in place.
         """
         self._session_starts.append((None, session_id, started_at))
+        self._latest_edit = {}  # each session keeps its own first and latest text of a file
 
     def skip(self, what: str, count: int = 1) -> None:
         """Count a record kept out of the turn list (summaries, progress, sidechains ...)."""
@@ -263,7 +267,8 @@ class TranscriptBuilder:
         dropped = len(self._turns) - len(kept)
         if dropped:
             self._turns = kept
-            self._open_calls = {k: d for k, d in self._open_calls.items() if any(d is x for x in kept)}
+            still = {id(d) for d in kept}
+            self._open_calls = {k: d for k, d in self._open_calls.items() if id(d) in still}
             self.skip("announced-call-never-run", dropped)
 
     def _drop(self, draft: dict[str, Any]) -> None:
@@ -311,8 +316,31 @@ class TranscriptBuilder:
         if turn.get("is_error"):
             edits = ()  # a failed edit changed nothing
         elif edits:
-            edits = tuple(self._share_text(edit) for edit in edits)
+            edits = self._keep_ends(turn, [self._share_text(edit) for edit in edits])
         turn.update(kind=kind, paths=paths, edits=edits, tool_input=compact(tool_input))
+
+    def _keep_ends(self, turn: dict[str, Any], edits: list[FileEdit]) -> tuple[FileEdit, ...]:
+        """Whole-file texts kept only where they are read: the text a file had before its
+        first edit of the session and after its latest one (and the original of a whole-file
+        write, which measures how much of it was rewritten).
+
+        A harness that logs the whole original file with every edit would otherwise hold one
+        copy of the file per edit; every other fact of an edit is in its diff.
+        """
+        for position, edit in enumerate(edits):
+            earlier = self._latest_edit.get(edit.path)
+            if earlier is not None:
+                if edit.before is not None and not edit.whole_file:
+                    edit = replace(edit, before=None)
+                draft, at = earlier
+                owner = edits if draft is turn else list(draft["edits"])
+                if owner[at].after is not None:
+                    owner[at] = replace(owner[at], after=None)
+                    if draft is not turn:
+                        draft["edits"] = tuple(owner)
+            edits[position] = edit
+            self._latest_edit[edit.path] = (turn, position)
+        return tuple(edits)
 
     def _share_text(self, edit: FileEdit) -> FileEdit:
         """One copy of a file's text between consecutive edits of it.

@@ -151,12 +151,14 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
                 b.session_id = sid
         if b.cwd is None and isinstance(rec.get("cwd"), str):
             b.cwd = rec["cwd"]
-        if isinstance(rec.get("version"), str):
-            b.extra.setdefault("version", rec["version"])
-        if isinstance(rec.get("claude_code_version"), str):
-            b.extra.setdefault("version", rec["claude_code_version"])
-        if isinstance(rec.get("gitBranch"), str) and rec["gitBranch"]:
-            b.extra.setdefault("branch", rec["gitBranch"])
+        extra = b.extra
+        if "version" not in extra:
+            if isinstance(rec.get("version"), str):
+                extra["version"] = rec["version"]
+            elif isinstance(rec.get("claude_code_version"), str):
+                extra["version"] = rec["claude_code_version"]
+        if "branch" not in extra and isinstance(rec.get("gitBranch"), str) and rec["gitBranch"]:
+            extra["branch"] = rec["gitBranch"]
         uuid = rec.get("uuid")
         if isinstance(uuid, str):
             # Resumed sessions copy earlier lines verbatim; but some stream-json versions give

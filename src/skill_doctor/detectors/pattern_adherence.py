@@ -49,17 +49,22 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     for turn, note, kind in _unlearned_conventions(facts, created):
         evidence.append(Evidence(turn, note))
         causes.append(kind)
+    by_path = facts.edits_by_path
     for r in facts.edits:
         edit = r.edit
-        context = edit.before if edit.before is not None else edit.old
+        # The file's conventions are those of its text before the session (its first edit's
+        # original, when the log shows it), not of what the agent wrote into it since.
+        records = by_path[r.path]
+        original = records[0].edit.before
+        context = original if original is not None else edit.old
         added, _ = changed_lines(edit.diff)
         if not added or context is None or edit.created or r.path in created:
             continue
         existing = context.splitlines()
-        problems = _style_problems(existing, added, r.path, limit,
-                                   whole=edit.before is not None)
-        if edit.before is not None and edit.after is not None and edit.before.endswith("\n") \
-                and edit.after and not edit.after.endswith("\n"):
+        problems = _style_problems(existing, added, r.path, limit, whole=original is not None)
+        last = records[-1].edit
+        if r is records[-1] and original is not None and last.after is not None and \
+                original.endswith("\n") and last.after and not last.after.endswith("\n"):
             problems.append(("final_newline", "dropped the final newline"))
         for key, message in problems:
             if (r.path, key) not in seen:

@@ -136,6 +136,7 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
         in_retry.update((first.index, again.index))
 
     check_failed = {c.turn for c in facts.checks if c.passed is False}
+    checks_by_turn = {c.turn: c.kind for c in facts.checks}
     for t in facts.transcript.turns:
         if t.meta is not None and t.meta != "interrupt":
             continue
@@ -152,15 +153,16 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
         request = _request_of(facts, t.index)
         t_failed = t.index in failed_turns or t.index in check_failed
         key = _attempt_key(t, cwd)
+        head = (t.tool_output or "")[:600]
         ineffective = (t.kind in (ToolKind.SEARCH, ToolKind.LIST) and _found_nothing(t)) or \
-            bool(_STILL_RUNNING.search((t.tool_output or "")[:600]))
+            ("running" in head.lower() and bool(_STILL_RUNNING.search(head)))
         if key is not None:
             opened = open_attempts.get(key)
             if opened is not None:
                 pos, before, before_request = opened
                 if before_request == request and position - pos <= window and \
                         _same_place(before, t):
-                    cause = _retry_cause(before, t, code_edit_turns, test_edit_turns)
+                    cause = _retry_cause(before, t, code_edit_turns, test_edit_turns, checks_by_turn)
                     if cause:
                         add(key, request, before, t, cause)
             error = _error_text(t) if t_failed else ""
@@ -260,24 +262,33 @@ def _found_nothing(turn: Turn) -> bool:
     return found_nothing(turn) or not output or bool(_EMPTY_SEARCH.match(output))
 
 
-def _retry_cause(before: Turn, again: Turn, code_edits: list[int], test_edits: list[int]) -> str | None:
-    """Why `again` retries the failed or empty `before`, or None when it is no retry."""
+def _retry_cause(before: Turn, again: Turn, code_edits: list[int], test_edits: list[int],
+                 checks_by_turn: Mapping[int, str]) -> str | None:
+    """Why `again` retries the failed or empty `before`, or None when it is no retry.
+
+    `checks_by_turn`: the kind of each check the facts recorded; any other command a check
+    would run counts too, except a script that writes files (it makes a change, it checks
+    none)."""
     if before.kind in (ToolKind.EDIT, ToolKind.WRITE) and not before.via_shell:
         return "failed_edit"
     if before.kind in (ToolKind.SEARCH, ToolKind.LIST) and _found_nothing(before) and \
             not before.is_error:
         return "searched_again"
-    check = bool(before.command and classify_check(before.command))
-    if check and not _INVOCATION_ERROR.search(before.tool_output or ""):
+    check_kind = checks_by_turn.get(before.index) or (
+        classify_check(before.command) if before.command and before.kind is not ToolKind.EDIT
+        else None)
+    if check_kind and not _INVOCATION_ERROR.search(before.tool_output or ""):
         def between(turns: list[int]) -> bool:  # sorted turns: one bisection
             i = bisect.bisect_right(turns, before.index)
             return i < len(turns) and turns[i] < again.index
         if between(code_edits):
             return None  # red-green: the code changed and the check ran again
         if between(test_edits):
-            return "test_rewritten"
-    if before.command and classify_check(before.command) and \
-            _INVOCATION_ERROR.search(before.tool_output or ""):
+            # A failing test run fixed by editing only the tests bent the test to the code; a
+            # failing type check or build fixed in the tests is the tests following a changed
+            # interface, and the rerun checks that work.
+            return "test_rewritten" if check_kind == "test" else None
+    if check_kind and _INVOCATION_ERROR.search(before.tool_output or ""):
         return "test_command_hunt"
     return "repeated_command"
 
@@ -335,7 +346,7 @@ def _user_redos(facts: Facts) -> list[_Episode]:
 
 def _new_episode(episodes: list[_Episode], failed: Turn, cause: str) -> _Episode:
     what = failed.command or (failed.paths[0] if failed.paths else failed.tool_name) or "call"
-    if cause == "repeated_command" and failed.command and \
+    if cause == "repeated_command" and failed.command and failed.kind is not ToolKind.EDIT and \
             classify_check(failed.command) and _INVOCATION_ERROR.search(failed.tool_output or ""):
         cause = "test_command_hunt"
     episode = _Episode(failed.index, failed.index, [failed.index], str(what), cause, "retry")
@@ -363,15 +374,19 @@ def _extend_loop(episodes: list[_Episode], first: int, last: int) -> None:
 def _merge_episodes(episodes: list[_Episode]) -> list[_Episode]:
     """Overlapping episodes are one (a loop of failing calls, two actions alternating)."""
     merged: list[_Episode] = []
+    turns: list[set[int]] = []  # each merged episode's turns, sorted once at the end
     for ep in sorted(episodes, key=lambda e: (e.first, e.last)):
         if merged and ep.first <= merged[-1].last:
             head = merged[-1]
             head.last = max(head.last, ep.last)
-            head.turns = sorted(set(head.turns) | set(ep.turns))
+            turns[-1].update(ep.turns)
             if ep.kind == "loop" and head.kind == "loop" and ep.what != head.what:
                 head.what = f"{head.what} and {ep.what} alternating"
             continue
-        merged.append(_Episode(ep.first, ep.last, list(ep.turns), ep.what, ep.cause, ep.kind))
+        merged.append(_Episode(ep.first, ep.last, [], ep.what, ep.cause, ep.kind))
+        turns.append(set(ep.turns))
+    for ep, seen in zip(merged, turns):
+        ep.turns = sorted(seen)
     return merged
 
 

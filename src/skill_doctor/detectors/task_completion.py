@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any, Mapping
 
-from ..facts import Check, Facts, is_doc_file, word_count
+from ..facts import Check, Facts, changes_system, is_doc_file, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
-from ..model import Role
+from ..model import Role, ToolKind
 from ._base import Evidence, Measurement, detector
 
 
@@ -22,6 +23,16 @@ _ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (
 _TRUNCATED = re.compile(r"tokens? truncated|output truncated|\[truncated|\(truncated\)|characters? "
                         r"(?:were )?(?:elided|omitted|truncated)|lines? (?:elided|omitted|truncated)"
                         r"|Output too long", re.I)
+_CUT_WORDS = ("truncat", "elided", "omitted", "too long")  # one of them is in every cut marker
+
+
+def _was_cut(output: str | None) -> bool:
+    """Whether a tool output says the harness cut it (checked on its end, where markers go)."""
+    tail = (output or "")[-20000:]
+    folded = tail.lower()
+    return any(word in folded for word in _CUT_WORDS) and bool(_TRUNCATED.search(tail))
+
+
 # An answer that hands the question back ("would you like me to ...?", "do you have X?").
 _ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
 # A closing offer of further work ("Want me to start the next phase?") hands nothing back.
@@ -48,7 +59,9 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     last edit (tests, build, type checker, linter, or a run of the program) passed; 2 when no
     check shows it works (documentation and configuration need none, nor does a request that
     says "don't test"); 1 when that check still fails (the final message claiming success
-    anyway is called out) or nothing was changed. A question is done (3) when an answer of
+    anyway is called out) or nothing was changed. A change made by commands instead of edits
+    (packages installed, permissions set, files archived or removed) is judged the same way by
+    the checks after the last of them. A question is done (3) when an answer of
     `min_answer_words` words or more follows it (CJK text counted by characters); 2 when the
     answer rests on a tool output the harness cut, on calls that were refused, or ends by
     handing the question back; 1 when it got no answer. An operation (commit, push, deploy,
@@ -125,6 +138,7 @@ class _Session:
         # request's last edit end with these when they ran after it.
         self.last_decided = next((c for c in reversed(facts.checks) if c.passed is not None), None)
         self.last_check = facts.checks[-1] if facts.checks else None
+        self.check_turns = frozenset(facts.check_turns)
 
 
 def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _Session
@@ -169,11 +183,30 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
             return _judge_operation(facts, request, served, session)
         if not tools and session.hides_work:
             return _judge_by_answer(request, served)
-        return (1 if tools else 0), [Evidence(request.turn, "a change was asked for, but no "
-                                                            "file was changed for it")], ["unfinished"]
+        commands = [t for t in tools if t.kind is ToolKind.SHELL and t.command
+                    and t.index not in facts.failed and t.index not in session.check_turns
+                    and changes_system(t.command)]
+        if commands:
+            # Done through commands (packages installed, permissions set, files archived or
+            # removed): judged by the checks after the last of them, like an edit.
+            last = commands[-1].index
+            decided = [c for c in facts.checks_between(last, request.end) if c.passed is not None]
+            if decided:
+                return (3, [], []) if decided[-1].passed else _failed_check(facts, decided[-1])
+            return 2, [Evidence(last, "the change was made by commands, and no check after "
+                                      "them shows it works")], ["no_check"]
+        # The agent answered or acted, so something was done: 0 stays for no response at all.
+        return 1, [Evidence(request.turn, "a change was asked for, but no file was changed "
+                                          "for it")], ["unfinished"]
     last_edit = changes[-1][0]
-    # Checks run for this request (or later ones, when it is the last change) count.
-    decided = session.last_decided
+    # The checks that ran after this request's last edit and before the next change of the
+    # session show whether this change worked; later ones also test the changes made since,
+    # and count only when none ran in between.
+    following = bisect.bisect_right(facts.change_turns, last_edit)
+    until = facts.change_turns[following] if following < len(facts.change_turns) else None
+    own = [c for c in (facts.checks_between(last_edit, until - 1) if until is not None else ())
+           if c.passed is not None]
+    decided = own[-1] if own else session.last_decided
     if decided is not None and decided.turn > last_edit:
         return (3, [], []) if decided.passed else _failed_check(facts, decided)
     if all(p is not None and is_doc_file(p) for _, p in changes) or request.forbids_checks:
@@ -257,7 +290,7 @@ def _judge_question(facts: Facts, request: Request, served: list, params: Mappin
     answer = answers[-1]
     tools = [t for t in served if t.role is Role.TOOL and t.index < answer.index]
     gaps: list[Evidence] = []
-    cut = [t for t in tools if _TRUNCATED.search((t.tool_output or "")[-20000:])]
+    cut = [t for t in tools if _was_cut(t.tool_output)]
     if cut:
         gaps.append(Evidence(cut[-1].index, "the answer rests on a tool output the harness cut "
                                             "short, and it was not narrowed and read again"))
