@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .model import Role, Turn
+from .text import CaselessPattern
 
 CHANGE, QUESTION, OPERATION, FOLLOW_UP = "change", "question", "operation", "follow_up"
 
@@ -52,13 +54,15 @@ _QUOTED = re.compile(r"^\s*>.*$", re.M)
 # Lines pasted from a terminal or a log: tracebacks, prompts, stack frames, indented code.
 _PASTED_LINE = re.compile(r"^(?:\s{4,}\S|\t|\s*(?:Traceback|File \"|at \S+\(|\$ |[A-Z]\w+Error:|"
                           r"\d{4}-\d\d-\d\d[ T]\d\d:|E\s{2,}|error\[|warning:)).*$", re.M)
-_NEGATED = re.compile(
+# Case-insensitive patterns run on every user message are CaselessPatterns (text.py): the same
+# matches at case-sensitive speed.
+_NEGATED = CaselessPattern(
     r"\b(?:do not|don'?t|dont|never|without|no need to|not to|avoid|nor|stop)\s+"
     r"(?:\w+\s+){0,2}?"
     r"(?:modify|modifying|change|changing|edit|editing|touch|touching|write|writing|add|adding"
     r"|create|creating|delete|deleting|remove|removing|replace|replacing|update|updating|commit"
     r"|push|fix|fixing|implement|make|making|test|testing|run|running|search|searching|block)\b"
-    r"[^.,;:!?\n]*", re.I)
+    r"[^.,;:!?\n]*")
 # "let's think first, before we change anything", "don't write any code yet": the user wants to
 # discuss before any change, so the message asks for an answer, whatever verbs it holds.
 _HOLDS_CHANGES = re.compile(
@@ -66,8 +70,8 @@ _HOLDS_CHANGES = re.compile(
     r"|touch|touching|make|making|write|writing|implement|implementing)\s+(?:any|anything)\b"
     r"|\b(?:do not|don'?t|dont)\s+(?:change|modify|edit|touch|write|implement|make)\s+"
     r"(?:any(?:thing)?\s+)?(?:\w+\s+)?yet\b", re.I)
-_FORBIDS_CHECKS = re.compile(r"\b(?:do not|don'?t|dont|no need to|not to|never|without)\s+"
-                             r"(?:\w+\s+)?(?:test|testing|run (?:the )?tests?|build|check)\b", re.I)
+_FORBIDS_CHECKS = CaselessPattern(r"\b(?:do not|don'?t|dont|no need to|not to|never|without)\s+"
+                                  r"(?:\w+\s+)?(?:test|testing|run (?:the )?tests?|build|check)\b")
 
 _ACK = re.compile(
     r"^\W*(ok(ay)?|k|yes|yep|yeah|yup|sure|thanks?|thank you|ty|great|perfect|cool|nice|good"
@@ -79,13 +83,13 @@ _GO_AHEAD = re.compile(r"^\W*(ok(ay)?|yes|yep|yeah|sure|go( ahead)?|do it|procee
                        r"|let'?s do it|sounds good|approved?|continue)\b", re.I)
 _OFFER = re.compile(r"\b(would you like me to|do you want me to|want me to|shall i|should i"
                     r"|i can (also )?|let me know if you(?:'d| would)? like me to)\b", re.I)
-_REJECTS = re.compile(
+_REJECTS = CaselessPattern(
     r"\b(still (doesn'?t|does not|didn'?t|not|fails?|failing|broken|wrong|the same|shows?|has)"
     r"|(doesn'?t|does not|didn'?t|did not|isn'?t|is not|not) (work|working|fixed|right|correct)"
     r"|that'?s not (what|right|it)|not what i (asked|wanted|meant)|you (broke|forgot|missed|didn'?t)"
     r"|wrong|no[, ]+(that|this|it)|undo|revert|why did you|it'?s broken|still (an )?error"
     r"|same (error|problem|issue)|^\W*too (long|short|big|small|verbose|much)\b"
-    r"|not (showing|displaying|displayed|shown|visible|rendering|appearing|loading|updating))", re.I)
+    r"|not (showing|displaying|displayed|shown|visible|rendering|appearing|loading|updating))")
 _QUESTION_OPENING = re.compile(
     r"^\s*(how|what|why|where|which|who|whom|is|are|am|was|were|does|do|did|has|have|can|could|should"
     r"|shall|may"
@@ -109,7 +113,7 @@ _CHANGE_VERBS = (
     r"|resolve|repair|restore|split|inline|extract|simplify|format|apply|configure"
     r"|scaffold|draft|append|insert|increase|decrease|reduce|center|centre|align|style|use"
     r"|switch|keep|include|show|display|integrate|debug")
-_CHANGE_WORDS = re.compile(rf"\b({_CHANGE_VERBS})\b", re.I)
+_CHANGE_WORDS = CaselessPattern(rf"\b({_CHANGE_VERBS})\b")
 _IMPERATIVE_BEFORE = re.compile(
     r"(^|[.!?;:\n(,]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"
     r"|must|can|could|would|we|i'?d like you to|go ahead|and then|first|finally|instead|but|need|help me"
@@ -132,10 +136,10 @@ OPERATION_WORDS: dict[str, re.Pattern[str]] = {
         ("launch", r"."), ("open", r"."),
     )
 }
-_OPERATION_REQUEST = re.compile(
+_OPERATION_REQUEST = CaselessPattern(
     r"(?:^|[.!?;:\n,]|\b(?:please|and|then|also|now|just|can you|could you|pls|go ahead and)\s+)"
     r"\s*(commit|push|pull|merge|rebase|clone|tag|checkout|deploy|publish|install|log ?in|run"
-    r"|start|restart|stop|execute|launch|open)\b", re.I)
+    r"|start|restart|stop|execute|launch|open)\b")
 
 
 # Chinese, Japanese and Korean requests have no spaces between words: their own vocabulary.
@@ -188,7 +192,7 @@ def asks_for_change(text: str) -> bool:
     it"); otherwise a change verb counts only where it gives an order: at the start of a
     clause or after "please", "can you", "and", "then" ...; "when I add a tab" describes.
     """
-    text = _NEGATED.sub(" ", _LEADING_LINKS.sub("", text))
+    text = _without_negated(_LEADING_LINKS.sub("", text))
     if _POLITE_ORDER.match(text):
         return True
     if _QUESTION_OPENING.match(text) and "?" in text:
@@ -224,7 +228,7 @@ def classify(text: str, previous_answer: str = "") -> str:
         return QUESTION
     if asks_for_change(text):
         return CHANGE
-    if _OPERATION_REQUEST.search(_NEGATED.sub(" ", text)):
+    if _OPERATION_REQUEST.search(_without_negated(text)):
         return OPERATION
     if _QUESTION_OPENING.match(_LEADING_LINKS.sub("", text)) and not _BARE_ANY.match(text) \
             or "?" in re.sub(r"\S+://\S+", "", text):
@@ -237,15 +241,23 @@ def classify(text: str, previous_answer: str = "") -> str:
 
 def _operations(text: str) -> tuple[str, ...]:
     found = [m.group(1).lower().replace(" ", "")
-             for m in _OPERATION_REQUEST.finditer(_NEGATED.sub(" ", text))]
+             for m in _OPERATION_REQUEST.finditer(_without_negated(text))]
     found += [m.group(1).lower() for m in re.finditer(
         r"^\s*(?:\$\s*)?git\s+(?:-\S+\s+)*(commit|push|pull|merge|rebase|clone|tag|checkout)\b",
         text, re.M)]
     return tuple(dict.fromkeys(found))
 
 
-def _tokens(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9_]{3,}", text.lower())}
+@lru_cache(maxsize=64)
+def _without_negated(text: str) -> str:
+    """The message with its negated orders taken out (asked for up to three times a message)."""
+    return _NEGATED.sub(" ", text)
+
+
+@lru_cache(maxsize=64)
+def _tokens(text: str) -> frozenset[str]:
+    # The main request's words are compared with every message after it: read once.
+    return frozenset(re.findall(r"[a-z0-9_]{3,}", text.lower()))
 
 
 def _restates(text: str, earlier: str) -> bool:

@@ -227,7 +227,14 @@ def build(transcript: Transcript, facts: Facts, findings: Iterable[Finding], *,
           redact_secrets: bool = True) -> Overview:
     """The whole overview of one graded session (deterministic for the same input)."""
     findings = tuple(findings)
-    show = (lambda text: redact(text)) if redact_secrets else (lambda text: text)
+    shown: dict[str, str] = {}  # one redaction per distinct text (requests, paths repeat)
+
+    def show(text: str) -> str:
+        if not redact_secrets:
+            return text
+        if text not in shown:
+            shown[text] = redact(text)
+        return shown[text]
     cited = _citations(findings)
     files, more_files = _files(facts, findings, show)
     diffs, more_diffs = _diffs(facts, show)
@@ -679,7 +686,14 @@ def gaps(transcript: Transcript, findings: Iterable[Finding],
     """Everything report.json says the grade could not see, as `Gap`s in page order: the
     decoder's notes (each one, in words), where parsing stopped, a log that records no tool
     results, records kept out of the turns, and the redactions made on this page."""
-    show = (lambda text: redact(text)) if redact_secrets else (lambda text: text)
+    shown: dict[str, str] = {}  # one redaction per distinct text (requests, paths repeat)
+
+    def show(text: str) -> str:
+        if not redact_secrets:
+            return text
+        if text not in shown:
+            shown[text] = redact(text)
+        return shown[text]
     out: list[Gap] = []
     problem = transcript.problem
     if problem is not None and transcript.turns:

@@ -122,8 +122,15 @@ def scrubbed(report: Report) -> Report:
     """The report with secrets redacted and the home folder shown as `~` in its message, the
     transcript's metadata (source, session id, cwd, notes, parse problem) and every measurement
     summary and evidence note. Turns are left as decoded (they feed no view directly)."""
+    done: dict[str, str] = {}  # one redaction per distinct text (evidence notes repeat)
+
     def r(text: str | None) -> str | None:
-        return redact(text) if text else text
+        if not text:
+            return text
+        shown = done.get(text)
+        if shown is None:
+            shown = done[text] = redact(text)
+        return shown
 
     t = report.transcript
     if t is not None:

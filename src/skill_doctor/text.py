@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Iterator
+
 # Texts past these sizes are kept as head and tail only (with the full length recorded on
 # the turn), so memory per turn is bounded whatever a tool printed or an agent wrote.
 KEEP_CHARS = 16 * 1024  # user and assistant messages
@@ -81,3 +84,80 @@ def iso_from_millis(ms: object) -> str | None:
     except (OverflowError, OSError, ValueError):
         return None
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+# -- case-insensitive patterns at case-sensitive speed -------------------------------------------
+#
+# re.IGNORECASE makes a pattern of many alternatives several times slower per character (the
+# engine folds every character it compares). A pattern whose letters are ASCII, run without
+# the flag over the lower-cased text, finds the same matches at the same offsets, as long as
+# the text holds none of the four non-ASCII letters re.IGNORECASE folds onto ASCII ones
+# (U+0130, U+0131, U+017F, U+212A; U+0130 is also the one letter whose lower case is longer):
+# text holding one is matched with the flag as before. (Lowering other non-ASCII letters
+# changes nothing such a pattern can see: `\w`, `\s`, `\d` and `\b` treat both cases alike.)
+_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def ascii_folded(text: str) -> str | None:
+    """`text` lower-cased (same length and offsets), or None when it holds a non-ASCII letter
+    that re.IGNORECASE folds onto an ASCII one."""
+    if not text.isascii() and any(c in text for c in _FOLDS_TO_ASCII):
+        return None
+    return text.lower()
+
+
+class CaselessPattern:
+    """`re.compile(source, re.IGNORECASE | flags)`, matched over `ascii_folded(text)` with a
+    case-sensitive copy of the pattern wherever that is exact.
+
+    The source names letters in lower case only (escapes such as `\\S` aside), its other
+    characters are caseless (none given by its code), and it has no backreference.
+    `required`, when given, are texts (lower case) one of which every match contains: a text
+    holding none of them is not searched. Matches come from the folded copy: offsets are the text's, matched text is
+    lower-cased; `sub` keeps the original text around its replacements.
+    """
+
+    def __init__(self, source: str, flags: int = 0, required: tuple[str, ...] = ()) -> None:
+        letters = re.sub(r"\\.", "", source)
+        if any(c.isupper() or (not c.isascii() and c.lower() != c.upper()) for c in letters) \
+                or re.search(r"\\[\dxuUN]|\(\?P=|\(\?[a-zA-Z]*i", source):
+            raise ValueError(f"not a lower-case pattern without backreferences: {source!r}")
+        self.pattern = source
+        self.flags = flags
+        self.caseless = re.compile(source, flags | re.IGNORECASE)
+        self.folded = re.compile(source, flags)
+        self.required = required
+
+    def _target(self, text: str) -> tuple[re.Pattern[str], str] | None:
+        """The pattern and text to match, or None when no match is possible."""
+        folded = ascii_folded(text)
+        if folded is None:
+            return self.caseless, text
+        if self.required and not any(word in folded for word in self.required):
+            return None
+        return self.folded, folded
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        target = self._target(text)
+        return target[0].search(target[1], pos) if target else None
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        target = self._target(text)
+        return target[0].match(target[1], pos) if target else None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        target = self._target(text)
+        return target[0].finditer(target[1]) if target else iter(())
+
+    def sub(self, replacement: str, text: str) -> str:
+        """Every match replaced by `replacement` (a plain string, no group references)."""
+        pieces: list[str] = []
+        last = 0
+        for match in self.finditer(text):
+            pieces.append(text[last:match.start()])
+            pieces.append(replacement)
+            last = match.end()
+        if not pieces:
+            return text
+        pieces.append(text[last:])
+        return "".join(pieces)

@@ -13,11 +13,12 @@ Renders of Claude Code sessions (cctrace `🔧 **Tool Use: X** (ID: …)` + JSON
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from .builder import TranscriptBuilder
 from .fields import json_text
-from .textcommon import Blocks, diff_snippets, output_status, parse_or_partial
+from .textcommon import LINE_BODY, Blocks, diff_snippets, output_status, parse_or_partial
 from .textparse import Block
 
 _ROLE = re.compile(
@@ -66,7 +67,9 @@ def decode_text(source: str, text: str) -> TranscriptBuilder:
         blocks = _parsed(b, text)
         if blocks is None:
             return b
-    Decoder(b, fenced_tools=b.harness == "plain-text" and not _CCTRACE_USE.search(text)).run(blocks)
+    # The substring test spares a line-anchored search of the whole text (most logs have none).
+    cctrace = "🔧 **Tool Use: " in text and _CCTRACE_USE.search(text) is not None
+    Decoder(b, fenced_tools=b.harness == "plain-text" and not cctrace).run(blocks)
     return b
 
 
@@ -134,19 +137,8 @@ class Decoder:
 
     def header(self, header: str) -> tuple[str, str, str | None]:
         """(role, text on the header line, timestamp) of a header line."""
-        line = header.rstrip("\n")
-        bullet = _BULLET.match(line)
-        if bullet:
-            return "user", bullet.group(2).strip(), None
-        stamp_match = _TIME.search(line)
-        stamp = stamp_match.group(0) if stamp_match and len(stamp_match.group(0)) > 8 else None
-        lead = _LEADING_STAMP.match(line)
-        stripped = line[lead.end():] if lead else line
-        role_match = _ROLE.search(stripped)
-        role = _ROLES.get(role_match.group(1).lower(), "user") if role_match else "user"
-        inline = _INLINE.match(stripped)
-        first = inline.group(1).strip() if inline and not stripped.lstrip().startswith("#") else ""
-        return role, first, stamp
+        # Header lines repeat (`## User`, `**Assistant:**`): each short one is read once.
+        return _cached_header(header) if len(header) <= 256 else _read_header(header)
 
     def trim(self, body: str) -> tuple[str, str | None]:
         """Drop trailing separators (`---`) and a render's timestamp line for the next turn.
@@ -255,12 +247,31 @@ class Decoder:
             self.b.tool_result(call_id, output.rstrip("\n"), line=here, timestamp=stamp)
 
 
+def _read_header(header: str) -> tuple[str, str, str | None]:
+    line = header.rstrip("\n")
+    bullet = _BULLET.match(line)
+    if bullet:
+        return "user", bullet.group(2).strip(), None
+    stamp_match = _TIME.search(line)
+    stamp = stamp_match.group(0) if stamp_match and len(stamp_match.group(0)) > 8 else None
+    lead = _LEADING_STAMP.match(line)
+    stripped = line[lead.end():] if lead else line
+    role_match = _ROLE.search(stripped)
+    role = _ROLES.get(role_match.group(1).lower(), "user") if role_match else "user"
+    inline = _INLINE.match(stripped)
+    first = inline.group(1).strip() if inline and not stripped.lstrip().startswith("#") else ""
+    return role, first, stamp
+
+
+_cached_header = lru_cache(maxsize=4096)(_read_header)
+
+
 _FENCE_OR_USE = Blocks([
-    (r"^```(?P<info>[^`\n]*)\n(?P<body>.*?)", r"^```[ \t]*$"),
+    (rf"^```(?P<info>[^`\n]*)\n(?P<body>{LINE_BODY})", r"^```[ \t]*$"),
     (r"^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$", None),
-    (r"^<details>\s*<summary>💭(?P<details>.*?)", r"^</details>[ \t]*$"),
+    (rf"^<details>\s*<summary>💭(?P<details>{LINE_BODY})", r"^</details>[ \t]*$"),
 ], re.DOTALL | re.MULTILINE)
-FENCE_AFTER = re.compile(r"\s*^```([^\n]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+FENCE_AFTER = re.compile(rf"\s*^```([^\n]*)\n({LINE_BODY})^```[ \t]*$", re.DOTALL | re.MULTILINE)
 
 
 def _first_solid(text: str, cursor: int) -> int:

@@ -41,7 +41,12 @@ def decode_text(source: str, text: str) -> TranscriptBuilder:
         b.session_id = session.group(1)
     blocks = parse_or_partial(b, "specstory", text)
     # A file can hold several sessions, each opened by its own id comment.
-    ids = [(text.count("\n", 0, m.start()) + 1, m.group(1)) for m in _SESSION.finditer(text)]
+    ids = []
+    line, counted = 1, 0  # lines counted on from the previous id, not from the start again
+    for m in _SESSION.finditer(text):
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
+        ids.append((line, m.group(1)))
     current = None
     for block in blocks:
         if block.kind != "section":

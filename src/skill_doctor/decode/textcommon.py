@@ -68,8 +68,13 @@ class Blocks:
         return "".join(pieces)
 
 
+# The lazy body of a block whose closing pattern begins with `^` (MULTILINE), a line at a time:
+# the same match as `.*?` (DOTALL), which tries the closing pattern again at every character,
+# though it can only match at a line start (a last line without a line end is taken whole only
+# when nothing closes before the end). Several times faster on long bodies.
+LINE_BODY = r"(?:[^\n]*\n)*?(?:[^\n]+\Z)??"
 # A fenced block: group 1 the info string, group 2 the body.
-FENCE = Blocks([(r"^```([^\n]*)\n(.*?)", r"^```[ \t]*$")], re.DOTALL | re.MULTILINE)
+FENCE = Blocks([(rf"^```([^\n]*)\n({LINE_BODY})", r"^```[ \t]*$")], re.DOTALL | re.MULTILINE)
 _EXIT_CODE = re.compile(r"^(?:Error: )?Exit code (\d+)")
 
 

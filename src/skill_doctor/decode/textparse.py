@@ -124,8 +124,17 @@ class _Guard:
 
     def __init__(self, opener: str, stop: str, close: str) -> None:
         self.opener = re.compile(opener)
-        self.stop = re.compile(stop, re.MULTILINE)
         self.close = re.compile(close)
+        # The stopping line is searched for as a line end followed by it, which the regex
+        # engine finds with a fast scan for the line end (a pattern that begins with `^` is
+        # tried at every character); a control character, where one also stops the body, is
+        # searched for apart with a single character class.
+        control = stop.endswith("|" + _CONTROL)
+        line = stop[: -len(_CONTROL) - 1] if control else stop
+        if not line.startswith("^") or "|" in re.sub(r"\(.*\)|\[.*?\]|\\.", "", line[1:]):
+            raise ValueError(f"a stopping line must be `^LINE` or `^LINE|{_CONTROL}`: {stop!r}")
+        self.stop_line = re.compile(rf"\n(?={line[1:]})")
+        self.stop_control = re.compile(_CONTROL) if control else None
 
     def closes(self, text: str, pos: int, memo: list[int]) -> bool:
         """`memo` is [where the last search began, the stopping line it found or -1], kept by
@@ -137,10 +146,21 @@ class _Guard:
         body = opened.end()
         searched_from, found = memo
         if searched_from < 0 or body < searched_from or 0 <= found < body:
-            stop = self.stop.search(text, body)
-            found = stop.start() if stop else -1
+            found = self._stop(text, body)
             memo[0], memo[1] = body, found
         return found >= 0 and self.close.match(text, found) is not None
+
+
+    def _stop(self, text: str, body: int) -> int:
+        """Where the first stopping line (or control character) at or after `body` starts, a
+        line start just after the opener; -1 when there is none."""
+        line = self.stop_line.search(text, body - 1)  # the opener ends with a line end
+        found = line.start() + 1 if line else -1
+        if self.stop_control is not None:
+            control = self.stop_control.search(text, body, found if found >= 0 else len(text))
+            if control is not None:
+                found = control.start()
+        return found
 
 
 class _Lexer:

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from ..facts import Facts, classify_check, found_nothing, is_doc_file, relative_path
 from ..model import Role, ToolKind, Turn
+from ..text import CaselessPattern
 from ._base import DETECTORS, Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _TEST_FILE, _edit_turns, _edits_with_paths, _normal_command, _target, operation_key
 
@@ -38,9 +39,12 @@ class _Episode:
 _CAUSES = ("failed_edit", "test_command_hunt", "repeated_command", "same_error", "loop",
            "searched_again", "redo_after_user", "test_rewritten")
 # A command left running in the background whose result the agent never read.
-_STILL_RUNNING = re.compile(r"Process running with session ID|still running|running in the background"
-                            r"|Command running in background", re.I)
-_ASKS_TO_RETRY = re.compile(r"\b(try|run|do) (it |that |this )?again\b|\bretry\b|\bone more time\b", re.I)
+# Case-insensitive, matched at case-sensitive speed (text.CaselessPattern): run on every call.
+_STILL_RUNNING = CaselessPattern(r"process running with session id|still running"
+                                 r"|running in the background|command running in background",
+                                 required=("running",))
+_ASKS_TO_RETRY = CaselessPattern(r"\b(try|run|do) (it |that |this )?again\b|\bretry\b|\bone more time\b",
+                                 required=("again", "retry", "one more time"))
 _EMPTY_SEARCH = re.compile(r"^\s*(no files found|no matches found|found 0 |0 matches|no results)", re.I)
 
 

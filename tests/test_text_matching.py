@@ -1,0 +1,123 @@
+"""The fast case-insensitive matching of text.py (CaselessPattern, ascii_folded) and the check
+outcome's split pattern: the same matches as the patterns they stand for, on any text."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from skill_doctor import facts, ledger
+from skill_doctor.detectors import retry_waste
+from skill_doctor.text import CaselessPattern, ascii_folded
+
+# Words the converted patterns look for, in several cases, with the four non-ASCII letters
+# re.IGNORECASE folds onto ASCII ones, other non-ASCII letters and CJK text.
+_WORDS = ("do not", "Don't", "NEVER", "modify", "Fix", "fix", "ADD", "run", "again", "Retry",
+          "one more time", "still running", "Process Running With Session ID", "in the background",
+          "tests", "build", "check", "Still doesn't work", "wrong", "undo", "commit", "push",
+          "please", "and then", ",", ".", "!", "?", "\n", "  ", "Too long", "é", "É", "ß",
+          "\u0130", "\u0131", "\u017f", "\u212a", "k", "s", "i", "set up", "Setup", "clean up",
+          "can you add", "修改", "日本語", "4 passed", "OK", "ok  pkg", "PASS", "0 failed",
+          "BUILD SUCCESS", "Finished dev target", "test result: ok", "All checks passed",
+          "Found 0 errors", "✓", "compiled successfully", "built in", "No errors", "0 errors",
+          "Traceback (most recent", "Error:", "Exception", "SyntaxError", "x")
+
+
+def _texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 12))) for _ in range(count)]
+
+
+_CONVERTED = [getattr(ledger, name) for name in (
+    "_NEGATED", "_FORBIDS_CHECKS", "_REJECTS", "_CHANGE_WORDS", "_OPERATION_REQUEST")] + [
+    retry_waste._STILL_RUNNING, retry_waste._ASKS_TO_RETRY]
+
+
+@pytest.mark.parametrize("pattern", _CONVERTED, ids=lambda p: p.pattern[:30])
+def test_caseless_pattern_matches_as_ignorecase_does(pattern: CaselessPattern) -> None:
+    reference = re.compile(pattern.pattern, pattern.flags | re.IGNORECASE)
+    for text in _texts(4000, seed=len(pattern.pattern)):
+        assert [m.span() for m in pattern.finditer(text)] == \
+            [m.span() for m in reference.finditer(text)], text
+        assert (pattern.search(text) is None) == (reference.search(text) is None), text
+        assert (pattern.match(text) is None) == (reference.match(text) is None), text
+        assert pattern.sub(" ", text) == reference.sub(" ", text), text
+
+
+def test_caseless_pattern_keeps_the_text_around_replacements() -> None:
+    negated = CaselessPattern(r"\bdo not \w+")
+    assert negated.sub("_", "Please DO NOT Touch the README, Fix it") == "Please _ the README, Fix it"
+
+
+def test_letters_that_fold_onto_ascii_use_the_flag() -> None:
+    # U+212A KELVIN SIGN matches "k" under re.IGNORECASE: the folded copy would miss it.
+    keep = CaselessPattern(r"\bkeep\b")
+    assert ascii_folded("\u212aeep") is None
+    assert keep.search("\u212aeep going") is not None
+    assert keep.search("KEEP going, café") is not None
+    assert ascii_folded("Café OK") == "café ok"
+
+
+@pytest.mark.parametrize("source", [r"Fix", r"(a)\1", r"(?P<x>a)(?P=x)", r"(?i)fix", "Äb"])
+def test_patterns_it_cannot_run_folded_are_refused(source: str) -> None:
+    with pytest.raises(ValueError):
+        CaselessPattern(source)
+
+
+def test_required_text_rules_out_texts_without_it() -> None:
+    running = retry_waste._STILL_RUNNING
+    assert running.search("Still RUNNING in the background") is not None
+    assert running.search("nothing runs here") is None
+
+
+def test_check_passed_and_failure_sign_as_the_whole_patterns_say() -> None:
+    for text in _texts(20000, seed=3):
+        assert facts._says_passed(text) == bool(facts._PASSED_OUTPUT.search(text)), text
+        assert facts._failure_sign(text) == bool(facts._FAILURE_SIGN.search(text)), text
+
+
+def test_folded_copy_keeps_offsets_of_non_ascii_text() -> None:
+    text = "Ünïcode — «Fix» the ÉTAT module"
+    assert ascii_folded(text) == text.lower() and len(ascii_folded(text)) == len(text)
+    words = CaselessPattern(r"\bfix\b|\bmodule\b")
+    assert [text[m.start():m.end()] for m in words.finditer(text)] == ["Fix", "module"]
+
+
+@pytest.mark.parametrize("source", [r"[\u00c0-\u00de]", r"\x41", r"\N{LATIN CAPITAL LETTER A}"])
+def test_characters_given_by_code_are_refused(source: str) -> None:
+    with pytest.raises(ValueError):
+        CaselessPattern(source)
+
+
+def test_fence_bodies_taken_a_line_at_a_time_match_as_lazy_bodies_do() -> None:
+    """textcommon.LINE_BODY stands for `.*?` before a closing line: same matches, groups,
+    unclosed blocks and ends (also against an end position, as the cctrace results use)."""
+    from skill_doctor.decode import text_generic, textcommon
+    from skill_doctor.decode.textcommon import Blocks
+
+    flags = re.DOTALL | re.MULTILINE
+    lazy_fence = Blocks([(r"^```([^\n]*)\n(.*?)", r"^```[ \t]*$")], flags)
+    lazy_blocks = Blocks([
+        (r"^```(?P<info>[^`\n]*)\n(?P<body>.*?)", r"^```[ \t]*$"),
+        (r"^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$", None),
+        (r"^<details>\s*<summary>💭(?P<details>.*?)", r"^</details>[ \t]*$")], flags)
+    lazy_after = re.compile(r"\s*^```([^\n]*)\n(.*?)^```[ \t]*$", flags)
+    pieces = ["```", "```py", "``` ", "````", "x", "\n", "\n", "  ", "</details>",
+              "<details><summary>💭 think", "🔧 **Tool Use: Bash** (ID: t1)", "```\n", "a```"]
+    rng = random.Random(3)
+
+    def shape(match):
+        return (match.span(), match.groups()) if match else None
+
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert [shape(m) for m in textcommon.FENCE.finditer(text)] == \
+            [shape(m) for m in lazy_fence.finditer(text)], text
+        assert [shape(m) for m in text_generic._FENCE_OR_USE.finditer(text)] == \
+            [shape(m) for m in lazy_blocks.finditer(text)], text
+        for pos in range(0, len(text) + 1, 3):
+            end = max(pos, len(text) - 2)
+            assert shape(text_generic.FENCE_AFTER.match(text, pos, end)) == \
+                shape(lazy_after.match(text, pos, end)), text
