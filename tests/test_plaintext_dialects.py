@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import FIXTURES
 
+from skill_doctor import facts
 from skill_doctor.decode import decode_file
 from skill_doctor.decode.plaintext import dialect
 from skill_doctor.model import Role, ToolKind
@@ -58,6 +59,28 @@ def test_generic_roles_fences_and_timestamps():
     assert edit.tool_input["new_string"].endswith('action="store_true")\n')
     assert bash.tool_input == {"command": "pytest -q"} and bash.tool_output == "3 passed"
     assert "User: not a header" in second.content  # a role line inside a fence is content
+
+
+def test_edits_an_ide_chat_shows_only_by_file_and_size_are_changes(tmp_path):
+    log = tmp_path / "prompt-log.md"
+    log.write_text(
+        "# PROMPT - 2026-06-26 09:20:00 +02:00 - session 1\n\nAdd a naive baseline.\n\n"
+        "# RESPONSE - 2026-06-26 09:31:00 +02:00 - session 1\n\n"
+        "1. Hotel to JSON helper:\n\nEdited\ndata.go\n+8\n-0\n2. The metric:\n\n"
+        "Created\nconsistency.go\n+95\n-0\nUpdated\nmain.go\n+86\n"
+        "Done. Created [NOTES.md](NOTES.md) with the findings.\nEdited\nby hand, see above\n+1\n",
+        encoding="utf-8")
+    t = decode_file(log)
+    edits = [x for x in t.turns if x.role is Role.TOOL]
+    assert [(x.tool_name, x.paths, x.tool_output) for x in edits] == [
+        ("Edit", ("data.go",), "Edited data.go: +8 -0"),
+        ("Edit", ("consistency.go",), "Created consistency.go: +95 -0"),
+        ("Edit", ("main.go",), "Updated main.go: +86 -0")]
+    assert all(x.kind is ToolKind.EDIT and not x.edits for x in edits)
+    # Prose about a file and a verb line not followed by a file and a size stay text.
+    assert "Created [NOTES.md](NOTES.md)" in t.turns[-1].content
+    f = facts.compute(t)
+    assert f.changed_code and [p for _, p in f.shell_writes] == ["data.go", "consistency.go", "main.go"]
 
 
 def test_generic_markdown_headings():

@@ -102,10 +102,12 @@ def test_fence_bodies_taken_a_line_at_a_time_match_as_lazy_bodies_do() -> None:
     lazy_blocks = Blocks([
         (r"^```(?P<info>[^`\n]*)\n(?P<body>.*?)", r"^```[ \t]*$"),
         (r"^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$", None),
+        text_generic._FENCE_OR_USE.alternatives[2],  # a rendered edit: no body to take
         (r"^<details>\s*<summary>💭(?P<details>.*?)", r"^</details>[ \t]*$")], flags)
     lazy_after = re.compile(r"\s*^```([^\n]*)\n(.*?)^```[ \t]*$", flags)
     pieces = ["```", "```py", "``` ", "````", "x", "\n", "\n", "  ", "</details>",
-              "<details><summary>💭 think", "🔧 **Tool Use: Bash** (ID: t1)", "```\n", "a```"]
+              "<details><summary>💭 think", "🔧 **Tool Use: Bash** (ID: t1)", "```\n", "a```",
+              "Edited\nmain.go\n+8\n-0"]
     rng = random.Random(3)
 
     def shape(match):

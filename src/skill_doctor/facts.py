@@ -274,7 +274,7 @@ class Facts:
     reads: tuple[tuple[int, str], ...]  # (turn, path) for every file read
     explorations: tuple[int, ...]  # search and listing turns
     edits: tuple[EditRecord, ...]  # successful edits with a known diff
-    shell_writes: tuple[tuple[int, str], ...]  # files changed by shell commands (no diff known)
+    shell_writes: tuple[tuple[int, str], ...]  # files changed with no diff known (shell, rendered edits)
     failed_edits: tuple[int, ...]
     checks: tuple[Check, ...]
     failures: tuple[int, ...]  # tool turns that failed
@@ -506,7 +506,9 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
                 added, removed = count_changes(edit.diff)
                 edits.append(EditRecord(turn.index, edit, relative_path(edit.path, cwd),
                                         added, removed))
-        elif turn.via_shell:
+        elif turn.via_shell or turn.paths:
+            # A shell command that wrote files, or an edit the log shows only by its file (an
+            # IDE chat pasted as text): a change whose diff is unknown.
             shell_writes.extend((turn.index, relative_path(p, cwd)) for p in turn.paths)
         elif not turn.paths and _has_new_text(turn):
             # Old exports name no file for an edit; the agent edits what it just read.

@@ -169,15 +169,17 @@ class Decoder:
         # No fence, rendered tool use or thinking block can start without these (most turns
         # of a plain log have none): a substring test spares the regex search.
         matches = list(_FENCE_OR_USE.finditer(text)) if (
-            "```" in text or "🔧" in text or "<details>" in text) else []
+            "```" in text or "🔧" in text or "<details>" in text
+            or ("\n+" in text and any(verb in text for verb in _RENDERED_VERBS))) else []
         skip_until = -1
         for index, match in enumerate(matches):
             if match.start() < skip_until:
                 continue
             info = (match.group("info") or "").strip().lower()
-            kind = "use" if match.group("use") else info.split()[0] if info else ""
+            kind = "use" if match.group("use") else "rendered" if match.group("rendered") \
+                else info.split()[0] if info else ""
             fenced = self.fenced_tools and (kind in _SHELL_FENCES or kind in ("diff", "patch"))
-            if kind == "use" or fenced or match.group("details"):
+            if kind in ("use", "rendered") or fenced or match.group("details"):
                 pending.append(text[cursor:match.start()])
                 self.flush(pending, line + lines.at(_first_solid(text, cursor)), stamp)
                 cursor = match.end()
@@ -186,6 +188,13 @@ class Decoder:
             here = line + lines.at(match.start())
             if match.group("details"):
                 self.b.skip("thinking")
+            elif kind == "rendered":
+                # The file and the size of the change are shown, its lines are not: a change
+                # of that file whose diff is unknown.
+                summary = f"{match.group('rendered')} {match.group('file')}: +{match.group('plus')}" \
+                          f" -{match.group('minus') or 0}"
+                self.b.tool("Edit", {"file_path": match.group("file")}, summary, line=here,
+                            timestamp=stamp, meta=None)
             elif kind == "use":
                 name = match.group("use").strip()
                 call_id = match.group("id") or f"cctrace-{here}"
@@ -266,9 +275,14 @@ def _read_header(header: str) -> tuple[str, str, str | None]:
 _cached_header = lru_cache(maxsize=4096)(_read_header)
 
 
+_RENDERED_VERBS = ("Edited\n", "Created\n", "Updated\n", "Wrote\n")
 _FENCE_OR_USE = Blocks([
     (rf"^```(?P<info>[^`\n]*)\n(?P<body>{LINE_BODY})", r"^```[ \t]*$"),
     (r"^🔧 \*\*Tool Use: (?P<use>[^*]+)\*\*(?: \(ID: (?P<id>[^)]+)\))?[ \t]*$", None),
+    # An IDE chat's rendering of an edit, pasted as text: the verb, the file, the lines added
+    # and removed, each on its own line ("Edited / data.go / +8 / -0").
+    (r"^(?P<rendered>Edited|Created|Updated|Wrote)[ \t]*\n(?P<file>[^\s`*]{1,300})[ \t]*\n"
+     r"\+(?P<plus>\d+)[ \t]*(?:\n-(?P<minus>\d+)[ \t]*)?$", None),
     (rf"^<details>\s*<summary>💭(?P<details>{LINE_BODY})", r"^</details>[ \t]*$"),
 ], re.DOTALL | re.MULTILINE)
 FENCE_AFTER = re.compile(rf"\s*^```([^\n]*)\n({LINE_BODY})^```[ \t]*$", re.DOTALL | re.MULTILINE)
