@@ -66,9 +66,10 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     answer rests on a tool output the harness cut, on calls that were refused, or ends by
     handing the question back; 1 when it got no answer. An operation (commit, push, deploy,
     install ...) is done when a command that does it ran and succeeded (asked to run the tests,
-    when they ran and gave a verdict, pass or fail); 1 when it failed or never ran. A request is capped at 2 when the user had to restate it or said the work was
-    wrong, and at 1 when that came after the last thing the agent did for it; a session the
-    user interrupted at the end is capped at 2. 0 only when nothing was done at all.
+    when they ran and gave a verdict, pass or fail); 1 when it failed or never ran. A request
+    is capped at 2 when the user had to restate it or said the work was wrong, and at 1 when
+    that came after the last thing the agent did for it; a session the user interrupted at the
+    end is capped at 2. 0 only when a request got no response at all.
 
     Why it matters: a session that ends without what was asked, or without evidence that it
     works, leaves the user to finish or verify the work by hand.
