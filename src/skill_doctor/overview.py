@@ -223,18 +223,25 @@ def turn_kind(turn: Turn) -> str:
     return "other"
 
 
+def _redactor(redact_secrets: bool) -> Callable[[str], str]:
+    """`redact`, worked out once per distinct text (requests and paths repeat), or the text
+    as it is when secrets are not redacted."""
+    if not redact_secrets:
+        return lambda text: text
+    shown: dict[str, str] = {}
+
+    def show(text: str) -> str:
+        if text not in shown:
+            shown[text] = redact(text)
+        return shown[text]
+    return show
+
+
 def build(transcript: Transcript, facts: Facts, findings: Iterable[Finding], *,
           redact_secrets: bool = True) -> Overview:
     """The whole overview of one graded session (deterministic for the same input)."""
     findings = tuple(findings)
-    shown: dict[str, str] = {}  # one redaction per distinct text (requests, paths repeat)
-
-    def show(text: str) -> str:
-        if not redact_secrets:
-            return text
-        if text not in shown:
-            shown[text] = redact(text)
-        return shown[text]
+    show = _redactor(redact_secrets)
     cited = _citations(findings)
     files, more_files = _files(facts, findings, show)
     diffs, more_diffs = _diffs(facts, show)
@@ -686,14 +693,7 @@ def gaps(transcript: Transcript, findings: Iterable[Finding],
     """Everything report.json says the grade could not see, as `Gap`s in page order: the
     decoder's notes (each one, in words), where parsing stopped, a log that records no tool
     results, records kept out of the turns, and the redactions made on this page."""
-    shown: dict[str, str] = {}  # one redaction per distinct text (requests, paths repeat)
-
-    def show(text: str) -> str:
-        if not redact_secrets:
-            return text
-        if text not in shown:
-            shown[text] = redact(text)
-        return shown[text]
+    show = _redactor(redact_secrets)
     out: list[Gap] = []
     problem = transcript.problem
     if problem is not None and transcript.turns:
