@@ -32,6 +32,10 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
      ledger.QUESTION),
     ("Don't write any code yet: should the cache live in the client?", ledger.QUESTION),
     ("Fix the parser before you commit", ledger.CHANGE),
+    # A review whose instructions say what to run asks for the review.
+    ("Review the code changes against main. Run git diff 5c2031e and report findings.",
+     ledger.QUESTION),
+    ("Review the changes, then commit and push", ledger.OPERATION),
     # The issue link a message opens with is not how it asks.
     ("https://github.com/o/r/issues/295\n\nany clean suggestion for this? we can make sdk.ts "
      "read the key", ledger.QUESTION),

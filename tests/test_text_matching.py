@@ -123,3 +123,16 @@ def test_fence_bodies_taken_a_line_at_a_time_match_as_lazy_bodies_do() -> None:
             end = max(pos, len(text) - 2)
             assert shape(text_generic.FENCE_AFTER.match(text, pos, end)) == \
                 shape(lazy_after.match(text, pos, end)), text
+
+
+def test_a_clipped_tool_output_keeps_the_harness_cut_marker_it_dropped() -> None:
+    from skill_doctor.text import HARNESS_CUT, OUTPUT_CHARS, clip_output
+
+    body = "diff line\n" * 2000
+    cut = body + "…11637 tokens truncated…\n" + body
+    kept = clip_output(cut)
+    assert len(kept) < OUTPUT_CHARS + 200 and HARNESS_CUT.search(kept)
+    assert "characters not kept, among them: …11637 tokens truncated…" in kept
+    # An output the harness did not cut says nothing of the kind once clipped.
+    assert not HARNESS_CUT.search(clip_output(body + body))
+    assert clip_output("short") == "short"

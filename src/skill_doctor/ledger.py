@@ -229,6 +229,9 @@ def classify(text: str, previous_answer: str = "") -> str:
     if asks_for_change(text):
         return CHANGE
     if _OPERATION_REQUEST.search(_without_negated(text)):
+        # "Review the changes against main. Run git diff ...": the run is how to answer.
+        if _INVESTIGATION.match(_LEADING_LINKS.sub("", text)) and _operations(text) == ("run",):
+            return QUESTION
         return OPERATION
     if _QUESTION_OPENING.match(_LEADING_LINKS.sub("", text)) and not _BARE_ANY.match(text) \
             or "?" in re.sub(r"\S+://\S+", "", text):

@@ -51,14 +51,43 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:_head_end(text, limit)]
 
 
-def clip(text: str, limit: int = KEEP_CHARS) -> str:
-    """Keep the head (three quarters) and tail (one quarter) of a long text, marking the cut.
-    The cut falls between words, so no part of a secret is kept without the rest of it."""
+def clip(text: str, limit: int = KEEP_CHARS, among: str | None = None) -> str:
+    """Keep the head (three quarters) and tail (one quarter) of a long text, marking the cut
+    (and naming `among` the text it dropped, when given). The cut falls between words, so no
+    part of a secret is kept without the rest of it."""
     if len(text) <= limit:
         return text
     head = _head_end(text, limit * 3 // 4)
     tail = _tail_start(text, len(text) - limit // 4)
-    return f"{text[:head]}\n[... {tail - head} characters not kept ...]\n{text[tail:]}"
+    if among is None:
+        return f"{text[:head]}\n[... {tail - head} characters not kept ...]\n{text[tail:]}"
+    return f"{text[:head]}\n[... {tail - head} characters not kept, among them: {among} ...]\n{text[tail:]}"
+
+
+# How harnesses mark output they cut themselves ("…11637 tokens truncated…", "[Output too
+# long]"): an answer resting on such output rests on what was never seen.
+HARNESS_CUT = re.compile(r"tokens? truncated|output truncated|\[truncated|\(truncated\)|characters? "
+                         r"(?:were )?(?:elided|omitted|truncated)|lines? (?:elided|omitted|truncated)"
+                         r"|Output too long", re.I)
+_CUT_WORDS = ("truncat", "Truncat", "TRUNCAT", "elided", "omitted", "too long", "Too long",
+              "TOO LONG")  # every marker holds one, so a plain find spares the search
+
+
+def clip_output(text: str, limit: int = OUTPUT_CHARS) -> str:
+    """`clip` for a tool output, keeping the harness's own cut marker when it falls in the
+    part dropped, so that the output still says the harness cut it."""
+    clipped = clip(text, limit)
+    if clipped is text or not any(word in text for word in _CUT_WORDS) or \
+            HARNESS_CUT.search(clipped):
+        return clipped
+    marker = HARNESS_CUT.search(text)
+    if marker is None:
+        return clipped
+    start = text.rfind("\n", 0, marker.start()) + 1
+    end = text.find("\n", marker.end())
+    line = text[start:end if end != -1 else len(text)].strip()
+    note = line if len(line) <= 200 else marker.group()
+    return clip(text, limit, among=note)
 
 
 def clip_small(text: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 from .. import tools
 from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn, Usage
-from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_small, cut
+from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_output, clip_small, cut
 
 _LIST_ITEMS = 64  # items kept of a list inside a tool input
 # Record kinds and notes often quote a field of the file; a retyped field can be megabytes.
@@ -292,7 +292,7 @@ class TranscriptBuilder:
     def _fill(self, turn: dict[str, Any], output: str | None, is_error: bool,
               exit_code: int | None, result: Mapping[str, Any] | None) -> None:
         text = output if isinstance(output, str) else ("" if output is None else str(output))
-        turn["tool_output"] = clip(text, OUTPUT_CHARS)
+        turn["tool_output"] = clip_output(text, OUTPUT_CHARS)
         turn["output_length"] = len(text)
         turn["is_error"] = bool(is_error) or (exit_code not in (None, 0))
         turn["exit_code"] = exit_code

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from ..facts import Check, Facts, changes_system, is_doc_file, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
+from ..text import HARNESS_CUT
 from ._base import Evidence, Measurement, detector
 
 
@@ -20,9 +21,6 @@ _ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (
                              r"|couldn'?t|could not|unable|error remains|remaining (failure|error))",
                              re.I)
 # The harness cut a tool output the agent then relied on.
-_TRUNCATED = re.compile(r"tokens? truncated|output truncated|\[truncated|\(truncated\)|characters? "
-                        r"(?:were )?(?:elided|omitted|truncated)|lines? (?:elided|omitted|truncated)"
-                        r"|Output too long", re.I)
 _CUT_WORDS = ("truncat", "elided", "omitted", "too long")  # one of them is in every cut marker
 
 
@@ -30,7 +28,7 @@ def _was_cut(output: str | None) -> bool:
     """Whether a tool output says the harness cut it (checked on its end, where markers go)."""
     tail = (output or "")[-20000:]
     folded = tail.lower()
-    return any(word in folded for word in _CUT_WORDS) and bool(_TRUNCATED.search(tail))
+    return any(word in folded for word in _CUT_WORDS) and bool(HARNESS_CUT.search(tail))
 
 
 # An answer that hands the question back ("would you like me to ...?", "do you have X?").
