@@ -83,11 +83,16 @@ def clip_output(text: str, limit: int = OUTPUT_CHARS) -> str:
     marker = HARNESS_CUT.search(text)
     if marker is None:
         return clipped
-    start = text.rfind("\n", 0, marker.start()) + 1
-    end = text.find("\n", marker.end())
-    line = text[start:end if end != -1 else len(text)].strip()
+    line = line_of(text, marker).strip()
     note = line if len(line) <= 200 else marker.group()
     return clip(text, limit, among=note)
+
+
+def line_of(text: str, match: re.Match[str]) -> str:
+    """The whole line (or lines) of `text` that a match falls on, without its line end."""
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start:] if end == -1 else text[start:end]
 
 
 def clip_small(text: str) -> str:

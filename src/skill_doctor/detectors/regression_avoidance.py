@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from ..diffs import changed_lines
 from ..facts import Facts
+from ..text import line_of
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX, _TEST_FILE, _edits_with_paths
 
@@ -47,11 +48,7 @@ def _line_matching(pattern: re.Pattern[str], text: str, needs: tuple[str, ...] =
     if needs and not any(word in (folded if folded is not None else text) for word in needs):
         return None
     match = pattern.search(text)
-    if match is None:
-        return None
-    start = text.rfind("\n", 0, match.start()) + 1
-    end = text.find("\n", match.end())
-    return text[start:] if end == -1 else text[start:end]
+    return line_of(text, match) if match is not None else None
 
 
 _COMMENTED_CODE = re.compile(
