@@ -54,7 +54,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     question, operation such as commit or push, or a follow-up of the request before it), and
     each main request gets a level from the turns that served it; the worst request bounds
     the score. A change is done (3) when files changed and the last check that ran after its
-    last edit (tests, build, type checker, linter, or a run of the program) passed; 2 when no
+    last edit and before the next change (tests, build, type checker, linter, or a run of the
+    program; a later check when none ran in between) passed; 2 when no
     check shows it works (documentation and configuration need none, nor does a request that
     says "don't test"); 1 when that check still fails (the final message claiming success
     anyway is called out) or nothing was changed. A change made by commands instead of edits
