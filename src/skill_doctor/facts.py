@@ -571,14 +571,9 @@ _SYSTEM_CHANGE = re.compile(
 
 
 def changes_system(command: str) -> bool:
-    """Whether a command line changes the machine (see _SYSTEM_CHANGE), or writes a file
-    through a redirection."""
-    for segment in command_segments(command):
-        if _SYSTEM_CHANGE.match(segment):
-            return True
-        if re.search(r"(?<![<>&\d])>{1,2}\s*(?!&|/dev/null\b)[^\s&|;]", segment):
-            return True
-    return False
+    """Whether a command line changes the machine (see _SYSTEM_CHANGE). A redirection into a
+    file is an edit already (tools.shell_file_effects)."""
+    return any(_SYSTEM_CHANGE.match(segment) for segment in command_segments(command))
 
 
 _SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s+run)?|php|perl|bash|sh"

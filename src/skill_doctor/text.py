@@ -69,18 +69,25 @@ def clip(text: str, limit: int = KEEP_CHARS, among: str | None = None) -> str:
 HARNESS_CUT = re.compile(r"tokens? truncated|output truncated|\[truncated|\(truncated\)|characters? "
                          r"(?:were )?(?:elided|omitted|truncated)|lines? (?:elided|omitted|truncated)"
                          r"|Output too long", re.I)
-_CUT_WORDS = ("truncat", "Truncat", "TRUNCAT", "elided", "omitted", "too long", "Too long",
-              "TOO LONG")  # every marker holds one, so a plain find spares the search
+# Every marker holds one of these as written, so a plain find spares the search.
+_CUT_WORDS = tuple(form for word in ("truncat", "elided", "omitted", "too long")
+                   for form in (word, word.capitalize(), word.upper()))
+
+
+def harness_cut(text: str) -> re.Match[str] | None:
+    """The first mark in `text` that the harness cut the output, if any."""
+    if not any(word in text for word in _CUT_WORDS):
+        return None
+    return HARNESS_CUT.search(text)
 
 
 def clip_output(text: str, limit: int = OUTPUT_CHARS) -> str:
     """`clip` for a tool output, keeping the harness's own cut marker when it falls in the
     part dropped, so that the output still says the harness cut it."""
     clipped = clip(text, limit)
-    if clipped is text or not any(word in text for word in _CUT_WORDS) or \
-            HARNESS_CUT.search(clipped):
+    if clipped is text or harness_cut(clipped):
         return clipped
-    marker = HARNESS_CUT.search(text)
+    marker = harness_cut(text)
     if marker is None:
         return clipped
     line = line_of(text, marker).strip()

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from ..facts import Check, Facts, changes_system, is_doc_file, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
-from ..text import HARNESS_CUT
+from ..text import harness_cut
 from ._base import Evidence, Measurement, detector
 
 
@@ -21,16 +21,6 @@ _ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (
                              r"|couldn'?t|could not|unable|error remains|remaining (failure|error))",
                              re.I)
 # The harness cut a tool output the agent then relied on.
-_CUT_WORDS = ("truncat", "elided", "omitted", "too long")  # one of them is in every cut marker
-
-
-def _was_cut(output: str | None) -> bool:
-    """Whether a tool output says the harness cut it (checked on its end, where markers go)."""
-    tail = (output or "")[-20000:]
-    folded = tail.lower()
-    return any(word in folded for word in _CUT_WORDS) and bool(HARNESS_CUT.search(tail))
-
-
 # An answer that hands the question back ("would you like me to ...?", "do you have X?").
 _ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
 # A closing offer of further work ("Want me to start the next phase?") hands nothing back.
@@ -295,7 +285,7 @@ def _judge_question(facts: Facts, request: Request, served: list, params: Mappin
     answer = answers[-1]
     tools = [t for t in served if t.role is Role.TOOL and t.index < answer.index]
     gaps: list[Evidence] = []
-    cut = [t for t in tools if _was_cut(t.tool_output)]
+    cut = [t for t in tools if harness_cut((t.tool_output or "")[-20000:])]
     if cut:
         gaps.append(Evidence(cut[-1].index, "the answer rests on a tool output the harness cut "
                                             "short, and it was not narrowed and read again"))
