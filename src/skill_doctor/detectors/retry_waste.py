@@ -153,9 +153,8 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
         request = _request_of(facts, t.index)
         t_failed = t.index in failed_turns or t.index in check_failed
         key = _attempt_key(t, cwd)
-        head = (t.tool_output or "")[:600]
         ineffective = (t.kind in (ToolKind.SEARCH, ToolKind.LIST) and _found_nothing(t)) or \
-            ("running" in head.lower() and bool(_STILL_RUNNING.search(head)))
+            bool(_STILL_RUNNING.search((t.tool_output or "")[:600]))
         if key is not None:
             opened = open_attempts.get(key)
             if opened is not None:
@@ -346,9 +345,6 @@ def _user_redos(facts: Facts) -> list[_Episode]:
 
 def _new_episode(episodes: list[_Episode], failed: Turn, cause: str) -> _Episode:
     what = failed.command or (failed.paths[0] if failed.paths else failed.tool_name) or "call"
-    if cause == "repeated_command" and failed.command and failed.kind is not ToolKind.EDIT and \
-            classify_check(failed.command) and _INVOCATION_ERROR.search(failed.tool_output or ""):
-        cause = "test_command_hunt"
     episode = _Episode(failed.index, failed.index, [failed.index], str(what), cause, "retry")
     episodes.append(episode)
     return episode
