@@ -194,7 +194,7 @@ class Decoder:
                 summary = f"{match.group('rendered')} {match.group('file')}: +{match.group('plus')}" \
                           f" -{match.group('minus') or 0}"
                 self.b.tool("Edit", {"file_path": match.group("file")}, summary, line=here,
-                            timestamp=stamp, meta=None)
+                            timestamp=stamp)
             elif kind == "use":
                 name = match.group("use").strip()
                 call_id = match.group("id") or f"cctrace-{here}"
