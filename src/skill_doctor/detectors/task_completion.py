@@ -26,13 +26,31 @@ _ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
 # A closing offer of further work ("Want me to start the next phase?") hands nothing back.
 _OFFERS_MORE = re.compile(r"^\W*(want me to|would you like me to|do you want me to|shall i|should i"
                           r"|let me know|if you(?:'d| would)? like|happy to|i can also)\b", re.I)
+# A report that says, in the agent's own words, that what was asked was not (all) done: it
+# could not do it, it is impossible, the results are stand-ins, part remains unfinished.
+# "Couldn't find any other uses" reports a search's empty result, not a concession.
+_CONCEDES = re.compile(
+    r"\b(?:I|we)(?: was| were| am| are)? (?:unable to|not able to|wasn'?t able to|weren'?t able to"
+    r"|could ?n[o']t|can ?n[o']t|cannot) (?!find (?:any )?(?:other|more|further|additional)\b)"
+    r"|\b(?:it'?s|it is|is|was|make it|makes it|be) (?:practically |technically |fundamentally "
+    r"|simply )?(?:impossible|not possible|not feasible) to\b"
+    r"|\b(?:rather than|instead of) (?:the )?(?:actual|real) (?:\w+ )?(?:results|values|data"
+    r"|metrics|numbers|output|model)\b"
+    r"|\bI may not have\b"
+    r"|\b(?:is|are|was|were) (?:still )?not (?:yet )?(?:implemented|completed|finished|done"
+    r"|resolved)\b"
+    r"|\bremains? (?:unresolved|unfinished|incomplete|unsolved)\b"
+    r"|\bpartially (?:implemented|complete|completed|working|solved|done)\b", re.I)
+# ... unless the sentence tells of a problem met on the way and then overcome.
+_OVERCOME = re.compile(r"\b(?:initially|at first|originally|previously|earlier|until|before (?:the|my"
+                       r"|this) (?:fix|change)|but (?:then|after|now)|now (?:works|passes))\b", re.I)
 _REFUSED = re.compile(r"denied|rejected|not allowed|doesn'?t want to proceed|permission|blocked", re.I)
 
 # Operations a command can be matched to; "run it", "start it" are judged by any tool call.
 _NAMED_OPERATIONS = ("commit", "push", "pull", "merge", "rebase", "clone", "tag", "checkout",
                      "deploy", "publish", "install", "login")
 _CAUSES = ("unfinished", "false_claim", "check_failed", "no_check", "corrected", "interrupted",
-           "last_call_failed", "unanswered", "partial_answer", "not_run")
+           "last_call_failed", "unanswered", "partial_answer", "not_run", "conceded")
 _LABELS = {3: "done and shown", 2: "done with gaps", 1: "partial", 0: "no progress"}
 
 
@@ -56,7 +74,9 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     handing the question back; 1 when it got no answer. An operation (commit, push, deploy,
     install ...) is done when a command that does it ran and succeeded (asked to run the tests,
     when they ran and gave a verdict, pass or fail); 1 when it failed or never ran. A request
-    is capped at 2 when the user had to restate it or said the work was wrong, and at 1 when
+    is capped at 2 when its closing report says in the agent's own words that part of it was
+    not done ("I was unable to ...", "it is impossible to ...", "example values rather than
+    actual results"), when the user had to restate it or said the work was wrong, and at 1 when
     that came after the last thing the agent did for it; a session the user interrupted at the
     end is capped at 2. 0 only when a request got no response at all.
 
@@ -146,6 +166,16 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
         level, evidence, causes = _judge_operation(facts, request, served, session)
     else:
         level, evidence, causes = _judge_question(facts, request, served, params)
+    if request.kind != QUESTION and level == 3:
+        # A question's answer may rightly be "I couldn't find one"; work reported as not
+        # (all) done is not done, whatever the checks show.
+        conceded = _concession(served)
+        if conceded is not None:
+            turn, sentence = conceded
+            level = 2
+            evidence.append(Evidence(turn, f"the final answer says part of it was not done: "
+                                           f"\u201c{sentence[:160]}\u201d"))
+            causes.append("conceded")
     last_work = max((t.index for t in served), default=request.turn)
     complaints = request.restated_at + request.rejected_at
     if complaints:
@@ -209,6 +239,19 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
     return 2, [Evidence(max(code_edits, default=last_edit), "no check ran after the last edit, "
                                                             "so the transcript cannot show the "
                                                             "change works")], ["no_check"]
+
+
+def _concession(served: list) -> tuple[int, str] | None:
+    """The report closing a request's work, and its sentence, when it says the work asked for
+    was not (all) done; None otherwise."""
+    report = next((t for t in reversed(served) if t.role is Role.ASSISTANT and t.content.strip()),
+                  None)
+    if report is None or served[-1].role is Role.TOOL:
+        return None  # no report after the last call: judged as cut off, not as conceded
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", report.content):
+        if _CONCEDES.search(sentence) and not _OVERCOME.search(sentence):
+            return report.index, sentence.strip()
+    return None
 
 
 def _failed_check(facts: Facts, last: Check) -> tuple[int, list[Evidence], list[str]]:
