@@ -166,9 +166,10 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
         level, evidence, causes = _judge_operation(facts, request, served, session)
     else:
         level, evidence, causes = _judge_question(facts, request, served, params)
-    if request.kind != QUESTION and level == 3:
+    if level == 3 and (request.kind != QUESTION or facts.changes_in(request)):
         # A question's answer may rightly be "I couldn't find one"; work reported as not
-        # (all) done is not done, whatever the checks show.
+        # (all) done is not done, whatever the checks show. A "question" the agent answered
+        # by changing files ("Evaluate the model ... the result file should ...") was work.
         conceded = _concession(served)
         if conceded is not None:
             turn, sentence = conceded
