@@ -73,6 +73,19 @@ def test_restated_and_rejected_requests_stay_one_request():
     assert mains[0].restated_at == (3,) and mains[1].rejected_at == (7,)
 
 
+@pytest.mark.parametrize("complaint, rejects", [
+    ("help me debug why the labels on the chart are not displayinh", True),  # typed as sent
+    ("the legend is still not rendered", True),
+    ("Also do not display the footer on mobile", False),  # a new order, not a complaint
+])
+def test_work_reported_as_not_showing_is_rejected_even_misspelt(complaint, rejects):
+    turns = _turns((Role.USER, "Add axis labels to the chart in ui.ts"),
+                   (Role.ASSISTANT, "Added the labels."), (Role.USER, complaint),
+                   (Role.ASSISTANT, "Looking at it."))
+    main = next(r for r in ledger.build(turns) if r.kind != ledger.FOLLOW_UP)
+    assert main.rejected_at == ((3,) if rejects else ())
+
+
 def test_two_messages_before_the_answer_are_one_request():
     turns = _turns((Role.USER, "Figma URL: https://example.com/design/1"),
                    (Role.USER, "Write production grade React code for the given Figma design."),

@@ -89,7 +89,7 @@ _REJECTS = CaselessPattern(
     r"|that'?s not (what|right|it)|not what i (asked|wanted|meant)|you (broke|forgot|missed|didn'?t)"
     r"|wrong|no[, ]+(that|this|it)|undo|revert|why did you|it'?s broken|still (an )?error"
     r"|same (error|problem|issue)|^\W*too (long|short|big|small|verbose|much)\b"
-    r"|not (showing|displaying|displayed|shown|visible|rendering|appearing|loading|updating))")
+    r"|not (showing|shown|visible|display\w{2,}|render\w{2,}|appear\w{2,}|load\w{2,}|updat\w{2,}))")
 _QUESTION_OPENING = re.compile(
     r"^\s*(how|what|why|where|which|who|whom|is|are|am|was|were|does|do|did|has|have|can|could|should"
     r"|shall|may"
