@@ -60,3 +60,22 @@ def test_a_compiler_that_exits_0_saying_nothing_passed(tmp_path):
          "output": "Exit code 1\napp.c:3:1: error: expected ';'", "error": True},
         {"assistant": "The proof compiles."},
     ]) == [(2, "build", True), (3, "build", False)]
+
+
+def test_an_inline_program_that_imports_the_edited_code_runs_it(tmp_path):
+    edit = {"tool": "Edit", "input": {"file_path": "/work/pkg/fasttext/FastText.py",
+                                      "old_string": "np.array(x, copy=False)",
+                                      "new_string": "np.asarray(x)"},
+            "output": "The file has been updated."}
+    assert _checks(tmp_path, [
+        {"user": "Make fasttext work with numpy 2."},
+        # Before any edit, and importing something never edited: looking, not checking.
+        {"tool": "Bash", "input": {"command": "python -c \"import fasttext; print(fasttext.__file__)\""},
+         "output": "/work/pkg/fasttext/__init__.py"},
+        edit,
+        {"tool": "Bash", "input": {"command": "python -c 'import numpy; print(numpy.__version__)'"},
+         "output": "2.1.0"},
+        {"tool": "Bash", "input": {"command": "python -c \"import fasttext; m = fasttext.load_model('m.bin'); print(m.predict('hi'))\""},
+         "output": "(('__label__en',), array([0.98]))"},
+        {"assistant": "Predictions work with numpy 2."},
+    ]) == [(5, "run", True)]

@@ -530,6 +530,11 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             # A script that writes files (`python - <<EOF ... write_text`) makes a change,
             # it does not check one.
             check_kind = None
+        elif check_kind is None and kind is not ToolKind.EDIT and "-c" in command and \
+                _imports_changed_code(command, written.modules(edits)):
+            # `python -c "import fasttext; fasttext.load_model(...)"` after editing fasttext
+            # runs the changed code; a `python -c` that imports nothing changed only looks.
+            check_kind = "run"
         if check_kind:
             outcome = check_outcome(turn)
             if outcome is None and check_kind in ("typecheck", "lint", "build") and turn.exit_code == 0 \
@@ -587,12 +592,40 @@ class _WrittenNames:
     def __init__(self) -> None:
         self.names: set[str] = set()
         self._edits = self._writes = 0
+        self._modules: set[str] = set()
+        self._module_edits = 0
+
+    def modules(self, edits: list) -> set[str]:
+        """The names an import of the edited code can start with: the file's stem and the
+        folders above it (`pkg/sub/mod.py`: mod, sub, pkg)."""
+        for record in edits[self._module_edits:]:
+            parts = record.path.replace("\\", "/").split("/")
+            parts[-1] = posixpath.splitext(parts[-1])[0]
+            self._modules.update(part for part in parts[-4:] if part.isidentifier())
+        self._module_edits = len(edits)
+        return self._modules
 
     def of(self, edits: list, shell_writes: list) -> set[str]:
         self.names.update(posixpath.basename(e.path) for e in edits[self._edits:])
         self.names.update(posixpath.basename(p) for _, p in shell_writes[self._writes:])
         self._edits, self._writes = len(edits), len(shell_writes)
         return self.names
+
+
+# The code of an inline program (`python -c "..."`) and the modules it imports.
+_INLINE_CODE = re.compile(r"^python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-c\s+(.+)", re.S)
+_IMPORTS = re.compile(r"(?:^|[;\s(\"'])(?:import|from)\s+([A-Za-z_]\w*)")
+
+
+def _imports_changed_code(command: str, modules: set[str]) -> bool:
+    """Whether an inline Python program imports code the session edited."""
+    if not modules:
+        return False
+    for segment in command_segments(command):
+        match = _INLINE_CODE.match(segment)
+        if match and any(name in modules for name in _IMPORTS.findall(match.group(1))):
+            return True
+    return False
 
 
 def _runs_own_code(command: str, cwd: str | None, written: set[str]) -> bool:
