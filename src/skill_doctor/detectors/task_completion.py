@@ -63,7 +63,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     each main request gets a level from the turns that served it; the worst request bounds
     the score. A change is done (3) when files changed and the last check that ran after its
     last edit and before the next change (tests, build, type checker, linter, or a run of the
-    program; a later check when none ran in between) passed; 2 when no
+    program; a later check when none ran in between) passed, prose written after the code (a
+    summary, a README section) needing no check of its own; 2 when no
     check shows it works (documentation and configuration need none, nor does a request that
     says "don't test"); 1 when that check still fails (the final message claiming success
     anyway is called out) or nothing was changed. A change made by commands instead of edits
@@ -219,7 +220,11 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
         # The agent answered or acted, so something was done: 0 stays for no response at all.
         return 1, [Evidence(request.turn, "a change was asked for, but no file was changed "
                                           "for it")], ["unfinished"]
-    last_edit = changes[-1][0]
+    # Prose written after the code (a summary of the work, a README section) needs no check
+    # of its own: the last edit of anything else is the one its checks must follow. Data
+    # files stay in: a result file written by hand after the checks is the unchecked answer.
+    last_edit = next((t for t, p in reversed(changes) if p is None or not _is_prose(p)),
+                     changes[-1][0])
     # The checks that ran after this request's last edit and before the next change of the
     # session show whether this change worked; later ones also test the changes made since,
     # and count only when none ran in between.
@@ -236,10 +241,8 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
     if last is not None and last.turn > last_edit:
         return 2, [Evidence(last.turn, "the check after the last edit shows no pass or "
                                        f"failure: {last.command[:120]}")], ["no_check"]
-    code_edits = [t for t, p in changes if p is None or not is_doc_file(p)]
-    return 2, [Evidence(max(code_edits, default=last_edit), "no check ran after the last edit, "
-                                                            "so the transcript cannot show the "
-                                                            "change works")], ["no_check"]
+    return 2, [Evidence(last_edit, "no check ran after the last edit, so the transcript cannot "
+                                   "show the change works")], ["no_check"]
 
 
 def _concession(served: list) -> tuple[int, str] | None:
@@ -253,6 +256,12 @@ def _concession(served: list) -> tuple[int, str] | None:
         if _CONCEDES.search(sentence) and not _OVERCOME.search(sentence):
             return report.index, sentence.strip()
     return None
+
+
+def _is_prose(path: str) -> bool:
+    name = path.lower()
+    return name.endswith((".md", ".mdx", ".rst", ".adoc")) or \
+        name.rsplit("/", 1)[-1] in ("readme", "changelog", "notice", "license")
 
 
 def _failed_check(facts: Facts, last: Check) -> tuple[int, list[Evidence], list[str]]:
