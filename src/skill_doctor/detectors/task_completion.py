@@ -79,7 +79,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     not done ("I was unable to ...", "it is impossible to ...", "example values rather than
     actual results"), when the user had to restate it or said the work was wrong, and at 1 when
     that came after the last thing the agent did for it; a session the user interrupted at the
-    end is capped at 2. 0 only when a request got no response at all.
+    end is capped at 2, and one that broke off mid-work (on a tool call with no answer after
+    it, or on a message announcing a next step that never ran) at 1. 0 only when a request got no response at all.
 
     Why it matters: a session that ends without what was asked, or without evidence that it
     works, leaves the user to finish or verify the work by hand.
@@ -107,9 +108,7 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     cut_off = _ended_mid_work(facts)
     if cut_off is not None and level >= 2 and not facts.interruptions:
         level = 1
-        evidence.append(Evidence(cut_off, "the session ended mid-work: no answer followed the "
-                                          "last tool call, so the work was never finished or "
-                                          "reported"))
+        evidence.append(Evidence(*cut_off))
         causes.append("unfinished")
     late_interrupts = [t for t in facts.interruptions if answer is None or t > answer.index]
     if late_interrupts and level >= 2:
@@ -127,16 +126,30 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 _SUBMITS = re.compile(r"^\s*(submit|echo\s+\S*(FINAL_OUTPUT|COMPLETE_TASK)\S*)\b", re.I)
 
 
-def _ended_mid_work(facts: Facts) -> int | None:
-    """The last tool call, when the session ends on it with no answer after it (the run was
-    cut off by a limit, a crash or a timeout); None when it ended on an answer or a submission."""
+# A closing sentence that announces the next step ("Let me fix that and rerun the tests.").
+_ANNOUNCES = re.compile(r"^\W*(?:(?:now|next|first|then|ok(?:ay)?|great|perfect|good)\W+)?"
+                        r"(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to)\s+"
+                        r"(?!know\b|leave\b|stop\b|wait\b|be\b|end\b)\w+[^?]*$", re.I)
+
+
+def _ended_mid_work(facts: Facts) -> tuple[int, str] | None:
+    """Where the session broke off with the work unfinished, and how: on a tool call with no
+    answer after it (a turn limit, a crash or a timeout), or on a message announcing a next
+    step that never came; None when it ended on an answer or a submission."""
     real = [t for t in facts.transcript.turns if t.meta is None]
-    if not real or real[-1].role is not Role.TOOL or not facts.assistant_turns:
+    if not real or not facts.assistant_turns:
         return None
     last = real[-1]
+    if last.role is Role.ASSISTANT and facts.tool_turns and \
+            _ANNOUNCES.match(_last_sentence(last.content)):
+        return last.index, ("the session ended on an announced next step that never ran: "
+                            f"\u201c{_last_sentence(last.content)[:120]}\u201d")
+    if last.role is not Role.TOOL:
+        return None
     if last.tool_name in ("submit",) or _SUBMITS.match(last.command or ""):
         return None
-    return last.index
+    return last.index, ("the session ended mid-work: no answer followed the last tool call, so "
+                        "the work was never finished or reported")
 
 
 class _Session:
