@@ -143,7 +143,7 @@ def _ended_mid_work(facts: Facts) -> tuple[int, str] | None:
     if last.role is Role.ASSISTANT and facts.tool_turns and \
             _ANNOUNCES.match(_last_sentence(last.content)):
         return last.index, ("the session ended on an announced next step that never ran: "
-                            f"\u201c{_last_sentence(last.content)[:120]}\u201d")
+                            f"\u201c{_plain(_last_sentence(last.content))[:120]}\u201d")
     if last.role is not Role.TOOL:
         return None
     if last.tool_name in ("submit",) or _SUBMITS.match(last.command or ""):
@@ -267,7 +267,7 @@ def _concession(served: list) -> tuple[int, str] | None:
         return None  # no report after the last call: judged as cut off, not as conceded
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", report.content):
         if _CONCEDES.search(sentence) and not _OVERCOME.search(sentence):
-            return report.index, sentence.strip()
+            return report.index, _plain(sentence)
     return None
 
 
@@ -311,6 +311,11 @@ def _judge_operation(facts: Facts, request: Request, served: list, session: _Ses
         if last.index in facts.failed and not reported:
             return 1, [Evidence(last.index, f"the {op} failed and was not redone")], ["last_call_failed"]
     return 3, [], []
+
+
+def _plain(sentence: str) -> str:
+    """A sentence quoted as evidence, without its Markdown emphasis and list marker."""
+    return re.sub(r"^\W*?(?:[-*+]|\d+[.)])\s+|\*\*|__|`", "", sentence.strip()).strip()
 
 
 def _last_sentence(text: str) -> str:
