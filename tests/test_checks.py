@@ -79,3 +79,17 @@ def test_an_inline_program_that_imports_the_edited_code_runs_it(tmp_path):
          "output": "(('__label__en',), array([0.98]))"},
         {"assistant": "Predictions work with numpy 2."},
     ]) == [(5, "run", True)]
+
+
+def test_an_output_compared_with_the_expected_one_is_a_test_but_a_bare_diff_only_looks(tmp_path):
+    assert _checks(tmp_path, [
+        {"user": "Make the query faster without changing its results."},
+        {"tool": "Bash", "input": {"command": "diff query.sql query_fast.sql"},
+         "output": "3c3\n< GROUP BY w\n---\n> WINDOW w", "error": True},
+        {"tool": "Bash", "input": {"command": "git diff && echo reviewed"}, "output": "reviewed"},
+        {"tool": "Bash", "input": {"command": "diff /tmp/before.txt /tmp/after.txt && echo \"Outputs are identical\""},
+         "output": "Outputs are identical"},
+        {"tool": "Bash", "input": {"command": "cmp -s out.bin expected.bin"},
+         "output": "Exit code 1", "error": True},
+        {"assistant": "The query is faster; its output differs in one binary export."},
+    ]) == [(4, "test", True), (5, "test", False)]

@@ -46,6 +46,9 @@ _CHECK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                   r"|python\d?(\.\d+)?\s+-m\s+(build|compileall|py_compile)|next\s+build"
                   r"|docker\s+build|go\s+run\s+\.|(gcc|g\+\+|clang(\+\+)?|cc|rustc|javac|kotlinc|scalac"
                   r"|swiftc|ghc|ocamlopt|ocamlc|coqc|gfortran|nasm|iverilog|zig\s+build)\s)"),
+        # An output compared with the expected one, its verdict asked for (`diff a b && echo
+        # same`, `cmp -s`, `diff -q`): a golden-file test. A bare `diff` only shows changes.
+        ("test", r"(diff|cmp)\s+(.*\s)?(-[a-z]*[qs][a-z]*|--brief|--quiet|--silent)\s"),
         # A request to the service the session set up (`curl localhost:8080/`) runs it.
         ("run", r"(curl|wget|http|xh)\s+(?:-\S+\s+(?:'[^']*'\s+|\"[^\"]*\"\s+|\S+\s+)?)*['\"]?(?:https?://)?"
                 r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])\b"),
@@ -132,6 +135,10 @@ def command_segments(command: str) -> tuple[str, ...]:
     return tuple(segments)
 
 
+# An output compared with the expected one and the verdict printed (`diff a b && echo same`).
+_COMPARED_AND_TOLD = re.compile(r"(?:^|&&|;|\|\||\n)\s*(?:diff|cmp)\s[^\n;|&]*&&\s*echo\b")
+
+
 @functools.lru_cache(maxsize=8192)
 def classify_check(command: str) -> str | None:
     """The kind of check a command runs (test, typecheck, lint, build, run), or None.
@@ -139,6 +146,8 @@ def classify_check(command: str) -> str | None:
     Judged by the programs the command line actually runs; the first check found decides, and
     a run of the program itself counts only when nothing else checks.
     """
+    if _COMPARED_AND_TOLD.search(command):
+        return "test"
     run = False
     for segment in command_segments(command):
         for kind, pattern in _CHECK_PATTERNS:
