@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from ..facts import Facts, classify_check
 from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
+from .common import repeated_reads
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
 
 _CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls", "idle_stretch")
@@ -23,10 +24,11 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
     What it measures: avoidable turns, counted directly, as a share of all tool calls plus
     the user's messages: todo or plan updates beyond `plans_allowed` (plus one per further
-    request); the calls inside retry episodes after the first attempt, and each time the user
-    had to ask again; a read of a file that had not changed since the same part of it was
-    read; searches and listings in a row beyond `lookup_streak` with nothing read, edited or
-    run between (lookups that one better search would do); and calls that failed for a reason
+    request); the calls inside retry episodes after the first attempt (repairing its own
+    in-place edit, the looks between the attempts too), and each time the user had to ask
+    again; a read of a part of a file already read since it last changed (see unnecessary
+    exploration); searches and listings in a row beyond `lookup_streak` with nothing read,
+    edited or run between (lookups that one better search would do); and calls that failed for a reason
     other than a check finding a bug (a command not found, a denied permission). Fewer than
     `min_avoidable` avoidable turns count as none, so a short session is not judged on one call.
 
@@ -47,26 +49,22 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     for index in plans[allowed:]:
         avoidable.setdefault(index, "plan_updates")
 
+    tool_indexes = [t.index for t in tools]
     episode_starts: set[int] = set()
     for episode in find_episodes(facts, DETECTORS_RETRY_PARAMS):
         if episode.kind != "user":
             episode_starts.add(episode.turns[0])
         for index in episode.turns[1:] if episode.kind != "user" else episode.turns:
             avoidable.setdefault(index, "retries")
+        if episode.kind == "redo":
+            # Repairing its own edit, the agent looked at the file between the attempts: those
+            # looks are part of the repair too.
+            low, high = min(episode.turns), max(episode.turns)
+            for t in tools[bisect.bisect_right(tool_indexes, low):bisect.bisect_left(tool_indexes, high)]:
+                avoidable.setdefault(t.index, "retries")
 
-    last_read: dict[str, tuple[int, object]] = {}
-    edited_at: dict[str, list[int]] = {}
-    for record in facts.edits:
-        edited_at.setdefault(record.path, []).append(record.turn)
-    for turn, path in facts.reads:
-        window = facts.read_windows.get((turn, path))
-        previous = last_read.get(path)
-        last_read[path] = (turn, window)
-        edits = edited_at.get(path, [])
-        i = bisect.bisect_right(edits, previous[0]) if previous is not None else 0
-        if previous is not None and window is not None and previous[1] == window and \
-                not (i < len(edits) and edits[i] < turn):
-            avoidable.setdefault(turn, "repeated_reads")
+    for turn, _path, _earlier in repeated_reads(facts):
+        avoidable.setdefault(turn, "repeated_reads")
 
     streak: list[int] = []
     for t in tools:

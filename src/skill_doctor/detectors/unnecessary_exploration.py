@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import posixpath
 import re
 from typing import Any, Mapping
@@ -10,7 +9,8 @@ from typing import Any, Mapping
 from ..facts import Facts, relative_path
 from ..model import Role, ToolKind, Turn
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _ORIENTATION_FILES, _SCRATCH, _TEST_FILE, _import_tokens, _module_names, _name_tokens, _stem
+from .common import (_ORIENTATION_FILES, _SCRATCH, _TEST_FILE, _import_tokens, _module_names,
+                     _name_tokens, _stem, repeated_reads)
 
 
 _VENDORED_TREE = re.compile(r"(^|/)(node_modules|site-packages|\.venv|venv|vendor|\.git|target"
@@ -88,10 +88,11 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     files (README, CLAUDE.md, AGENTS.md, manifests) and the session's own scratch output are
     always fair reads. When a request is a question, an investigation or a review ("review the
     code base and update the constitution"), reading is the work:
-    only repeats and broad searches count. A second read of the same part of a file that did
-    not change in between counts (reads of other line ranges, `sed -n '200,340p' f` after
-    `sed -n '1,120p' f`, are not repeats; nor are reads whose range and result the log does
-    not keep), and so does a search or listing that swept an unrelated tree (the home
+    only repeats and broad searches count. A second read of a part of a file already read
+    since it last changed counts, the same range again or one inside it, numbered or not
+    (`nl -ba f | sed -n '1,200p'` after `sed -n '1,240p' f`); reads of other line ranges,
+    `sed -n '200,340p' f` after `sed -n '1,120p' f`, are not repeats, nor are reads whose
+    range and result the log does not keep. So does a search or listing that swept an unrelated tree (the home
     folder, the disk root, or results mostly inside node_modules and the like).
 
     Why it matters: every off-task read costs a turn and context, and pushes the relevant
@@ -141,32 +142,21 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         for turn, path in facts.reads:
             if path in edited:
                 imported |= _import_tokens(facts.turn(turn).tool_output or "")
-    edit_turns_by_path: dict[str, list[int]] = {}
-    for e in facts.edits:
-        edit_turns_by_path.setdefault(e.path, []).append(e.turn)
-    for turn, path in facts.shell_writes:
-        edit_turns_by_path.setdefault(path, []).append(turn)
-    for turns in edit_turns_by_path.values():
-        turns.sort()
 
     evidence: list[Evidence] = []
     causes: list[str] = []
-    last_read: dict[str, int] = {}
+    repeats = {(turn, path): earlier for turn, path, earlier in repeated_reads(facts)}
+    read_before: set[str] = set()
     judged: set[str] = set()
     for turn, path in facts.reads:
-        previous = last_read.get(path)
-        last_read[path] = turn
-        if previous is not None:
-            turns = edit_turns_by_path.get(path, ())
-            after = bisect.bisect_right(turns, previous)  # edit turns are in session order
-            changed_between = after < len(turns) and turns[after] < turn
-            window = facts.read_windows.get((turn, path))
-            if not changed_between and not _SCRATCH.search(path) and window is not None \
-                    and window == facts.read_windows.get((previous, path)):
+        if path in read_before:
+            earlier = repeats.get((turn, path))
+            if earlier is not None and not _SCRATCH.search(path):
                 evidence.append(Evidence(turn, f"read {path} again; it had not changed since "
-                                               f"turn {previous}"))
+                                               f"turn {earlier}"))
                 causes.append("repeated_read")
             continue
+        read_before.add(path)
         if not judge_use or path in judged:
             continue
         judged.add(path)
