@@ -34,6 +34,11 @@ def claude_jsonl(steps: Iterable[dict[str, Any]], *, cwd: str = "/home/dev/proj"
             record = envelope("user")
             record["message"] = {"role": "user", "content": step["user"]}
             lines.append(record)
+        elif "compaction" in step:  # the summary Claude Code writes when it compacts
+            record = envelope("user")
+            record.update(isCompactSummary=True, isVisibleInTranscriptOnly=True)
+            record["message"] = {"role": "user", "content": step["compaction"]}
+            lines.append(record)
         elif "assistant" in step:
             record = envelope("assistant")
             record["message"] = {"id": f"msg_{n:04d}", "type": "message", "role": "assistant",

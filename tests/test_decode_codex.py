@@ -17,7 +17,7 @@ EXPECTED = {
     "Hoper-J_cpolar-connect_2025-09-16T12-47-48.jsonl": (68, 6, 51, 13),
     "Kooksun_Lotto645_2025-11-07T09-19-52.jsonl": (99, 2, 93, 11),
     "Monotoba_OpenPrintKit_2025-10-31T19-02-58.jsonl": (526, 63, 400, 234),
-    "Quelklef_shell-ws_2026-03-18T11-04-43.jsonl": (431, 71, 222, 79),
+    "Quelklef_shell-ws_2026-03-18T11-04-43.jsonl": (432, 71, 222, 79),  # + a compaction
     "Xu-Wentao_dotfile_2026-04-08T22-02-46.jsonl": (57, 3, 34, 0),
     "aneesh199608_dslint_2025-12-09T14-27-29.jsonl": (59, 4, 51, 4),
 }
@@ -40,6 +40,15 @@ def test_preambles_are_meta_and_prompts_are_not_doubled():
     real = [x.content for x in t.turns if x.role is Role.USER and x.meta is None]
     assert real[0].startswith("I have a dream.")
     assert dict(t.skipped)["reasoning"] == 178
+
+
+@needs_corpus
+def test_a_compaction_without_summary_text_is_still_marked():
+    # Newer rollouts leave `message` empty and keep the history in `replacement_history`.
+    t = decode_file(CORPUS / "codex" / "Quelklef_shell-ws_2026-03-18T11-04-43.jsonl")
+    marks = [x for x in t.turns if x.meta == "compaction"]
+    assert len(marks) == 1 and marks[0].role is Role.USER and marks[0].line == 1821
+    assert "compacted" not in dict(t.skipped)
 
 
 @needs_corpus

@@ -156,11 +156,13 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
             elif kind == "event_msg":
                 state.event(payload, lineno, ts)
             elif kind == "compacted":
+                # Newer rollouts keep the summary out of `message` (empty, with the kept
+                # history in `replacement_history`): the compaction is marked all the same,
+                # since what the model saw before it is gone from its context.
                 text = payload.get("message")
-                if isinstance(text, str) and text.strip():
-                    b.user(text, line=lineno, timestamp=ts, meta="compaction")
-                else:
-                    b.skip("compacted")
+                if not isinstance(text, str) or not text.strip():
+                    text = "[context compacted]"
+                b.user(text, line=lineno, timestamp=ts, meta="compaction")
             else:
                 b.skip(str(kind or "unknown"))
             continue

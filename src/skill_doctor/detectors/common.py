@@ -24,7 +24,8 @@ def repeated_reads(facts: Facts) -> list[tuple[int, str, int]]:
     """(turn, path, earlier turn) for each read of a part of a file already read since the
     file last changed: the same tool window again, or a line range inside an earlier one
     (`nl -ba f | sed -n '1,200p'` after `sed -n '1,240p' f`: numbering lines shows nothing
-    new). Reads whose range the log does not keep are never repeats."""
+    new). Reads whose range the log does not keep are never repeats, nor are reads after a
+    compaction of what was read before it (the model no longer has it)."""
     changes: dict[str, list[int]] = {}
     for turn, path in _edits_with_paths(facts):
         changes.setdefault(path, []).append(turn)
@@ -32,7 +33,13 @@ def repeated_reads(facts: Facts) -> list[tuple[int, str, int]]:
         turns.sort()
     since_change: dict[str, list[tuple[int, tuple]]] = {}
     repeats: list[tuple[int, str, int]] = []
+    compactions = [t.index for t in facts.transcript.turns if t.meta == "compaction"]
+    next_compaction = 0
     for turn, path in facts.reads:
+        if next_compaction < len(compactions) and compactions[next_compaction] < turn:
+            since_change.clear()
+            while next_compaction < len(compactions) and compactions[next_compaction] < turn:
+                next_compaction += 1
         window = facts.read_windows.get((turn, path))
         earlier = since_change.setdefault(path, [])
         edits = changes.get(path, ())
