@@ -15,8 +15,8 @@ import sys
 import time
 
 from skill_doctor import facts, rubric, scoring
-from skill_doctor.diffs import snippet_edit
-from skill_doctor.model import Role, ToolKind, Transcript, Turn
+from skill_doctor.diffs import make_diff
+from skill_doctor.model import FileEdit, Role, ToolKind, Transcript, Turn
 
 
 def synthetic(n_turns: int) -> Transcript:
@@ -35,7 +35,8 @@ def synthetic(n_turns: int) -> Transcript:
             add(role=Role.TOOL, tool_name="Read", kind=ToolKind.READ, paths=(path,),
                 tool_input={"file_path": path}, tool_output=f"import mod{(i + 1) % 400}\n" * 5)
         elif step == 2:
-            edit = snippet_edit(path, f"x = {i}\n", f"x = {i + 1}\n")
+            old, new = f"x = {i}\n", f"x = {i + 1}\n"
+            edit = FileEdit(path=path, diff=make_diff(path, old, new), old=old, new=new)
             add(role=Role.TOOL, tool_name="Edit", kind=ToolKind.EDIT, paths=(path,), edits=(edit,),
                 tool_input={"file_path": path, "old_string": f"x = {i}", "new_string": f"x = {i + 1}"},
                 tool_output="The file has been updated.")
