@@ -36,6 +36,11 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("Review the code changes against main. Run git diff 5c2031e and report findings.",
      ledger.QUESTION),
     ("Review the changes, then commit and push", ledger.OPERATION),
+    # A command word that starts an English sentence is no command line.
+    ("make an ER diagram of the tables", ledger.CHANGE),
+    ("cd into the repo and fix the failing import", ledger.CHANGE),
+    ("make test", ledger.OPERATION),
+    ("go test ./...", ledger.OPERATION),
     # The issue link a message opens with is not how it asks.
     ("https://github.com/o/r/issues/295\n\nany clean suggestion for this? we can make sdk.ts "
      "read the key", ledger.QUESTION),
@@ -84,6 +89,16 @@ def test_work_reported_as_not_showing_is_rejected_even_misspelt(complaint, rejec
                    (Role.ASSISTANT, "Looking at it."))
     main = next(r for r in ledger.build(turns) if r.kind != ledger.FOLLOW_UP)
     assert main.rejected_at == ((3,) if rejects else ())
+
+
+def test_a_prompt_log_keeps_each_prompt_as_its_own_request():
+    # Nothing of the agent was saved, so no answer ever separates the prompts.
+    turns = _turns((Role.USER, "Add a dark mode toggle to the settings page"),
+                   (Role.USER, "Why does the login page flash on load?"),
+                   (Role.USER, "make an ER diagram of the tables"))
+    mains = [r for r in ledger.build(turns) if r.kind != ledger.FOLLOW_UP]
+    assert [(r.turn, r.kind) for r in mains] == [
+        (1, ledger.CHANGE), (2, ledger.QUESTION), (3, ledger.CHANGE)]
 
 
 def test_two_messages_before_the_answer_are_one_request():

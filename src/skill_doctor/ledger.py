@@ -172,7 +172,10 @@ _POLITE_ORDER = re.compile(r"^\s*(?:can|could|would|will)\s+(?:you|we|u)\s+(?:pl
                            rf"(?:\w+\s+)?(?:{_CHANGE_VERBS}|store|persist)\b", re.I)
 # A message that is only shell commands asks for them to be run.
 _COMMAND_LINE = re.compile(r"^\s*(?:\$\s*)?(?:git|gh|npm|npx|pnpm|yarn|pip|pip3|uv|docker|kubectl|make"
-                           r"|cargo|go|python\d?|node|cd|ls|brew|apt(?:-get)?|sudo|curl|ssh|scp)\b")
+                           r"|cargo|go|python\d?|node|cd|ls|brew|apt(?:-get)?|sudo|curl|ssh|scp)\b"
+                           # "make an ER diagram", "go ahead and ...", "cd into the repo": prose
+                           r"(?!\s+(?:a|an|the|it|its|this|that|these|those|sure|me|us|them|some|all"
+                           r"|ahead|back|on|over|through|to|into|and|for|with|so|more|less)\b)")
 
 
 def strip_pasted(text: str) -> str:
@@ -281,6 +284,8 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
     last_answer = ""
     worked = False
     used_tools = any(t.role is Role.TOOL for t in turns)
+    # A prompt log keeps only the user's messages: each is its own request, not one long one.
+    answered = used_tools or any(t.role is Role.ASSISTANT for t in turns)
     for turn in turns:
         if turn.meta == "request-unknown":
             # A headless run keeps no request. One that set to work was given a task to carry
@@ -300,7 +305,7 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
             worked = True
             continue
         text = strip_pasted(turn.content)
-        if drafts and not worked and not last_answer and len(drafts[-1]["text"]) < 4000:
+        if drafts and not worked and not last_answer and answered and len(drafts[-1]["text"]) < 4000:
             # Two messages in a row before the agent answered are one request (up to a
             # bound, so a log of thousands of unanswered messages stays linear).
             previous = drafts[-1]

@@ -173,6 +173,10 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
         # The log ends at this request (a file saved mid-session): nothing to judge it by.
         if request.end >= facts.transcript.turns[-1].index and request is not facts.main_requests[0]:
             return 3, [], []
+        if not facts.assistant_turns and not facts.tool_turns:
+            # A prompt log: the agent's side was never saved, so nothing shows it was served.
+            return 0, [Evidence(request.turn, "the log keeps none of the agent's turns, so "
+                                              "nothing shows the request was served")], ["unfinished"]
         return 0, [Evidence(request.turn, "the request got no response")], ["unfinished"]
     if request.kind == CHANGE:
         level, evidence, causes = _judge_change(facts, request, served, session)
