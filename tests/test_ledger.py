@@ -91,6 +91,28 @@ def test_work_reported_as_not_showing_is_rejected_even_misspelt(complaint, rejec
     assert main.rejected_at == ((3,) if rejects else ())
 
 
+@pytest.mark.parametrize("question, reply, new_request", [
+    # The agent asks how the work should be done: the answer settles a detail of it.
+    ("Stderr: should it be a separate output port, or merged into stdout?",
+     "use a separate output port, and light it up when data arrives", False),
+    ("Where should AGENTS.md live (repo root or elsewhere)?", "make both live in the repo root", False),
+    # Offers of more work, next steps and yes/no checks are answered with new requests.
+    ("Want me to add tests for the parser?", "add them and fix the CSS too", True),
+    ("Should we commit or continue with rpc.md?", "write a little poem instead", True),
+    ("Next steps:\n- Add icons to the rules table?", "add icons, and also add the Prusa printers", True),
+    ("Does this framing make sense before I update the docs?",
+     "check out ../pi-skills/ and update the docs with it", True),
+    ("Which layout do you prefer, grid or list?",
+     "Yes, implement the grid, and add a toggle for the list view in settings", True),
+])
+def test_an_answer_to_the_agents_choice_is_part_of_the_request(question, reply, new_request):
+    turns = _turns((Role.USER, "Build the node editor described in PLAN.md"),
+                   (Role.ASSISTANT, "Before I start: " + question), (Role.USER, reply),
+                   (Role.ASSISTANT, "Done."))
+    mains = [r.turn for r in ledger.build(turns) if r.kind != ledger.FOLLOW_UP]
+    assert mains == ([1, 3] if new_request else [1])
+
+
 def test_a_prompt_log_keeps_each_prompt_as_its_own_request():
     # Nothing of the agent was saved, so no answer ever separates the prompts.
     turns = _turns((Role.USER, "Add a dark mode toggle to the settings page"),

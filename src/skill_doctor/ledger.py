@@ -8,9 +8,11 @@ change, then say "commit and push". Each user message is classified after its pa
 - `question`: asks for an answer, a review or an investigation ("why does X freeze?");
 - `operation`: asks for something to be run rather than written (commit, push, deploy, install);
 - `follow_up`: continues the request before it: an acknowledgement or go-ahead ("ok", "yes, do
-  it"), a clarification ("I'm using Ghostty"), a restatement of the same request, or a report
-  that the work is not right ("still doesn't work"). A go-ahead that accepts the agent's offer
-  to change something makes that offer the request.
+  it"), a clarification ("I'm using Ghostty"), the answer to the agent's question about how to
+  do the work ("Should stderr be its own port, or merged into stdout?" - "use its own port"),
+  a restatement of the same request, or a report that the work is not right ("still doesn't
+  work"). A go-ahead that accepts the agent's offer to change something makes that offer the
+  request; an answer to an offer of more work ("Want me to add tests?") is a request of its own.
 
 The main requests (change, question, operation) each own the turns up to the next main
 request; follow-ups add their turns to the request they continue, and say whether the user had
@@ -175,7 +177,8 @@ _COMMAND_LINE = re.compile(r"^\s*(?:\$\s*)?(?:git|gh|npm|npx|pnpm|yarn|pip|pip3|
                            r"|cargo|go|python\d?|node|cd|ls|brew|apt(?:-get)?|sudo|curl|ssh|scp)\b"
                            # "make an ER diagram", "go ahead and ...", "cd into the repo": prose
                            r"(?!\s+(?:a|an|the|it|its|this|that|these|those|sure|me|us|them|some|all"
-                           r"|ahead|back|on|over|through|to|into|and|for|with|so|more|less)\b)")
+                           r"|ahead|back|on|over|through|to|into|and|for|with|so|more|less|both"
+                           r"|each|every|my|our|your|their|one|two|new)\b)")
 
 
 def strip_pasted(text: str) -> str:
@@ -245,6 +248,30 @@ def classify(text: str, previous_answer: str = "") -> str:
     return FOLLOW_UP
 
 
+# A closing question that asks the user to choose how the work is done: a wh-question or
+# alternatives ("Where should AGENTS.md live (repo root or elsewhere)?"). Not an offer of
+# more work ("Want me to ...?", "Should we commit or continue?", "- Add icons to the table?",
+# "Anything else?"), nor a yes/no check ("Does this make sense?").
+_CHOICE = re.compile(r"\b(?:what|which|where|how|who|when|or|vs\.?|versus)\b", re.I)
+_NOT_A_CHOICE = re.compile(
+    rf"^\W*(?:want|would you|do you want|shall|should (?:i|we)|can i|may i|ready|ok(?:ay)? to"
+    rf"|proceed|go ahead|anything|any other|something|else|next|{_CHANGE_VERBS}|start|begin"
+    rf"|continue|try|run|commit|push)\b", re.I)
+# A reply that accepts and orders the work rather than choosing ("Yes, implement.").
+_ACCEPTS = re.compile(r"^\W*(?:yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|proceed|please do"
+                      r"|sounds good|lgtm|implement|approved?)\b", re.I)
+
+
+def _asks_to_choose(answer: str) -> bool:
+    """Whether an answer ends by asking the user to decide a detail of the work."""
+    tail = answer.strip()[-400:]
+    if not re.search(r"\?[\s*_`)\]]*$", tail):
+        return False
+    question = re.split(r"(?<=[.!?:])\s+|\n+", tail)[-1]
+    return bool(_CHOICE.search(question)) and not _NOT_A_CHOICE.match(question) and \
+        not _OFFER.search(question)
+
+
 def _operations(text: str) -> tuple[str, ...]:
     found = [m.group(1).lower().replace(" ", "")
              for m in _OPERATION_REQUEST.finditer(_without_negated(text))]
@@ -311,6 +338,8 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
             previous = drafts[-1]
             previous["text"] = (previous["text"] + "\n" + text).strip()
             kind = classify(previous["text"], "")
+            if previous.get("reply"):
+                kind = FOLLOW_UP  # the answer to the agent's question, sent in two messages
             if previous["kind"] != FOLLOW_UP or kind != FOLLOW_UP:
                 previous["kind"] = kind if kind != FOLLOW_UP else previous["kind"]
             previous["ops"] = tuple(dict.fromkeys(previous["ops"] + _operations(text)))
@@ -319,6 +348,11 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
                 last_main = previous
             continue
         kind = classify(text, last_answer)
+        reply = last_main is not None and _asks_to_choose(last_answer) and not _ACCEPTS.match(text)
+        if reply and kind == CHANGE:
+            # The agent asked how the request should be done ("Should stderr be a separate
+            # port, or merged into stdout?"): the answer settles its details, no new request.
+            kind = FOLLOW_UP
         if kind == FOLLOW_UP and not drafts and len(text.split()) > 12:
             kind = CHANGE  # a first message that describes a problem asks to solve it
         main = last_main
@@ -331,7 +365,8 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
             kind = FOLLOW_UP
         ops = _operations(text)
         drafts.append({"turn": turn.index, "kind": kind, "text": text, "restated": [],
-                       "rejected": [], "ops": ops, "forbids": bool(_FORBIDS_CHECKS.search(text))})
+                       "rejected": [], "ops": ops, "forbids": bool(_FORBIDS_CHECKS.search(text)),
+                       "reply": reply})
         if kind != FOLLOW_UP:
             last_main = drafts[-1]
         last_answer = ""
