@@ -130,9 +130,11 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         causes.append("rework")
     duplicate = _duplicated_block(facts.edits)
     if duplicate:
-        first, second, line = duplicate
-        evidence.append(Evidence(second, f"the same block of new code was written twice "
-                                         f"(turns {first} and {second}): {line[:80]}"))
+        (first, first_path), (second, second_path), line = duplicate
+        where = (f"in turn {first}, in {first_path} and {second_path}" if first == second
+                 else f"(turns {first} and {second})")
+        evidence.append(Evidence(second, f"the same block of new code was written twice {where}: "
+                                         f"{line[:80]}"))
         causes.append("duplicated")
     evidence.sort(key=lambda e: e.turn)
     n = len(evidence)
@@ -142,9 +144,10 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                        _ranked_causes(causes, _CAUSES))
 
 
-def _duplicated_block(edits) -> tuple[int, int, str] | None:
+def _duplicated_block(edits) -> tuple[tuple[int, str], tuple[int, str], str] | None:
     """Two places where the session wrote the same `_BLOCK` consecutive non-trivial lines
-    (pasted logic), as (first turn, second turn, first line), or None."""
+    (pasted logic), as ((turn, path) of the first, (turn, path) of the second, first line),
+    or None."""
     seen: dict[tuple[str, ...], tuple[int, str]] = {}
     for r in edits:
         plus, _ = changed_lines(r.edit.diff)
@@ -158,7 +161,7 @@ def _duplicated_block(edits) -> tuple[int, int, str] | None:
             own.add(block)
             earlier = seen.get(block)
             if earlier is not None and (earlier[0], earlier[1]) != (r.turn, r.path):
-                return earlier[0], r.turn, block[0]
+                return earlier, (r.turn, r.path), block[0]
             seen.setdefault(block, (r.turn, r.path))
     return None
 
