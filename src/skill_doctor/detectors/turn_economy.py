@@ -5,14 +5,17 @@ from __future__ import annotations
 import bisect
 from typing import Any, Mapping
 
+from ..diffs import changed_lines
 from ..facts import Facts, classify_check
 from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import repeated_reads
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
 
-_CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls", "idle_stretch")
+_CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls", "idle_stretch",
+           "same_spot")
 _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry episodes",
+          "same_spot": "edits of a spot the edit before had just written",
           "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
           "failed_calls": "failed calls", "idle_stretch": "calls without progress"}
 
@@ -27,10 +30,12 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     request); the calls inside retry episodes after the first attempt (repairing its own
     in-place edit, the looks between the attempts too), and each time the user had to ask
     again; a read of a part of a file already read since it last changed (see unnecessary
-    exploration); searches and listings in a row beyond `lookup_streak` with nothing read,
-    edited or run between (lookups that one better search would do); and calls that failed for a reason
-    other than a check finding a bug (a command not found, a denied permission). Fewer than
-    `min_avoidable` avoidable turns count as none, so a short session is not judged on one call.
+    exploration); an edit that rewrites lines the call just before it wrote in the same file
+    (one edit would have done both); searches and listings in a row beyond `lookup_streak`
+    with nothing read, edited or run between (lookups that one better search would do); and
+    calls that failed for a reason other than a check finding a bug (a command not found, a
+    denied permission). Fewer than `min_avoidable` avoidable turns count as none, so a short
+    session is not judged on one call.
 
     Why it matters: turns cost time and context; a session where half the calls were spent
     on bookkeeping, repeats and detours could have been done in half the turns.
@@ -75,6 +80,9 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         elif t.kind is not ToolKind.PLAN:
             streak = []
 
+    for index in _same_spot_edits(facts, tools):
+        avoidable.setdefault(index, "same_spot")
+
     for t in tools:
         # The first attempt of a retry episode is counted with its retries: one of the two
         # was needed.
@@ -99,3 +107,26 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         if share else []
     causes = [cause for cause, turns in by_cause.items() for _ in turns]
     return Measurement(share, tuple(evidence), summary, _ranked_causes(causes, _CAUSES))
+
+
+def _same_spot_edits(facts: Facts, tools: list) -> list[int]:
+    """Edits that change lines the call just before them had written, in the same file, with
+    nothing run or read in between: one edit would have done both."""
+    records: dict[int, list] = {}
+    for record in facts.edits:
+        records.setdefault(record.turn, []).append(record)
+    found: list[int] = []
+    previous = None
+    for t in tools:
+        if t.kind is ToolKind.PLAN:
+            continue
+        current = records.get(t.index)
+        if current and previous and len(current) == 1 and len(previous) == 1 and \
+                current[0].path == previous[0].path and not current[0].edit.whole_file:
+            written = {line.strip() for line in changed_lines(previous[0].edit.diff)[0]
+                       if len(line.strip()) >= 4}
+            removed = {line.strip() for line in changed_lines(current[0].edit.diff)[1]}
+            if written & removed:
+                found.append(t.index)
+        previous = current
+    return found
