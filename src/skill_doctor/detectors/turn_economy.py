@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Any, Mapping
 
 from ..diffs import changed_lines
-from ..facts import Facts, classify_check
+from ..facts import Facts, classify_check, command_segments
 from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import repeated_reads
@@ -30,7 +31,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     request); the calls inside retry episodes after the first attempt (repairing its own
     in-place edit, the looks between the attempts too), and each time the user had to ask
     again; a read of a part of a file already read since it last changed (see unnecessary
-    exploration); an edit that rewrites lines the call just before it wrote in the same file
+    exploration); a command that runs nothing (`: installing git...`, an `echo` of a fixed
+    text); an edit that rewrites lines the call just before it wrote in the same file
     (one edit would have done both); searches and listings in a row beyond `lookup_streak`
     with nothing read, edited or run between (lookups that one better search would do); and
     calls that failed for a reason other than a check finding a bug (a command not found, a
@@ -82,6 +84,9 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
     for index in _same_spot_edits(facts, tools):
         avoidable.setdefault(index, "same_spot")
+    for t in tools:
+        if t.command and _does_nothing(t.command):
+            avoidable.setdefault(t.index, "idle_stretch")
 
     for t in tools:
         # The first attempt of a retry episode is counted with its retries: one of the two
@@ -107,6 +112,20 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         if share else []
     causes = [cause for cause, turns in by_cause.items() for _ in turns]
     return Measurement(share, tuple(evidence), summary, _ranked_causes(causes, _CAUSES))
+
+
+# A command that runs nothing: the `:` no-op (`: installing git...`), `true`, a comment, or
+# an echo of a fixed text ("Sanitization complete!"); it reads, changes and checks nothing.
+# (`: > file` empties the file: a redirection is never nothing.)
+_NO_OP = re.compile(r"""(?::(?:\s[^<>]*)?|true|#.*|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`\\]*"|'[^']*'"""
+                    r"""|[^\s$`|;&<>'"\\]+))*)""", re.S)
+
+
+def _does_nothing(command: str) -> bool:
+    if "FINAL_OUTPUT" in command or "COMPLETE_TASK" in command:
+        return False  # mini-swe-agent's echo that hands the work in
+    segments = command_segments(command)
+    return bool(segments) and all(_NO_OP.fullmatch(s.strip()) for s in segments)
 
 
 def _same_spot_edits(facts: Facts, tools: list) -> list[int]:
