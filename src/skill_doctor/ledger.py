@@ -332,7 +332,8 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
             worked = True
             continue
         text = strip_pasted(turn.content)
-        if drafts and not worked and not last_answer and answered and len(drafts[-1]["text"]) < 4000:
+        if drafts and not worked and not last_answer and answered and \
+                len(drafts[-1]["text"]) < 4000:
             # Two messages in a row before the agent answered are one request (up to a
             # bound, so a log of thousands of unanswered messages stays linear).
             previous = drafts[-1]

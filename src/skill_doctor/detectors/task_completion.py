@@ -42,8 +42,9 @@ _CONCEDES = re.compile(
     r"|\bremains? (?:unresolved|unfinished|incomplete|unsolved)\b"
     r"|\bpartially (?:implemented|complete|completed|working|solved|done)\b", re.I)
 # ... unless the sentence tells of a problem met on the way and then overcome.
-_OVERCOME = re.compile(r"\b(?:initially|at first|originally|previously|earlier|until|before (?:the|my"
-                       r"|this) (?:fix|change)|but (?:then|after|now)|now (?:works|passes))\b", re.I)
+_OVERCOME = re.compile(r"\b(?:initially|at first|originally|previously|earlier|until"
+                       r"|before (?:the|my|this) (?:fix|change)|but (?:then|after|now)"
+                       r"|now (?:works|passes))\b", re.I)
 _REFUSED = re.compile(r"denied|rejected|not allowed|doesn'?t want to proceed|permission|blocked", re.I)
 
 # Operations a command can be matched to; "run it", "start it" are judged by any tool call.
@@ -80,7 +81,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     actual results"), when the user had to restate it or said the work was wrong, and at 1 when
     that came after the last thing the agent did for it; a session the user interrupted at the
     end is capped at 2, and one that broke off mid-work (on a tool call with no answer after
-    it, or on a message announcing a next step that never ran) at 1. 0 only when a request got no response at all.
+    it, or on a message announcing a next step that never ran) at 1. 0 only when a request
+    got no response at all.
 
     Why it matters: a session that ends without what was asked, or without evidence that it
     works, leaves the user to finish or verify the work by hand.
@@ -175,8 +177,9 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
             return 3, [], []
         if not facts.assistant_turns and not facts.tool_turns:
             # A prompt log: the agent's side was never saved, so nothing shows it was served.
-            return 0, [Evidence(request.turn, "the log keeps none of the agent's turns, so "
-                                              "nothing shows the request was served")], ["unfinished"]
+            note = "the log keeps none of the agent's turns, so nothing shows the request was " \
+                   "served"
+            return 0, [Evidence(request.turn, note)], ["unfinished"]
         return 0, [Evidence(request.turn, "the request got no response")], ["unfinished"]
     if request.kind == CHANGE:
         level, evidence, causes = _judge_change(facts, request, served, session)

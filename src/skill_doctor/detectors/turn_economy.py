@@ -13,12 +13,12 @@ from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import repeated_reads
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
 
-_CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls", "idle_stretch",
-           "same_spot")
+_CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls",
+           "idle_stretch", "same_spot")
 _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry episodes",
-          "same_spot": "edits of a spot the edit before had just written",
           "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
-          "failed_calls": "failed calls", "idle_stretch": "calls without progress"}
+          "failed_calls": "failed calls", "idle_stretch": "calls without progress",
+          "same_spot": "edits of a spot the edit before had just written"}
 
 
 @detector("turns_per_work", causes=_CAUSES, plans_allowed=(int, 3), lookup_streak=(int, 3),
@@ -66,8 +66,9 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         if episode.kind == "redo":
             # Repairing its own edit, the agent looked at the file between the attempts: those
             # looks are part of the repair too.
-            low, high = min(episode.turns), max(episode.turns)
-            for t in tools[bisect.bisect_right(tool_indexes, low):bisect.bisect_left(tool_indexes, high)]:
+            low = bisect.bisect_right(tool_indexes, min(episode.turns))
+            high = bisect.bisect_left(tool_indexes, max(episode.turns))
+            for t in tools[low:high]:
                 avoidable.setdefault(t.index, "retries")
 
     for turn, _path, _earlier in repeated_reads(facts):
@@ -117,8 +118,9 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 # A command that runs nothing: the `:` no-op (`: installing git...`), `true`, a comment, or
 # an echo of a fixed text ("Sanitization complete!"); it reads, changes and checks nothing.
 # (`: > file` empties the file: a redirection is never nothing.)
-_NO_OP = re.compile(r"""(?::(?:\s[^<>]*)?|true|#.*|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`\\]*"|'[^']*'"""
-                    r"""|[^\s$`|;&<>'"\\]+))*)""", re.S)
+_NO_OP = re.compile(r"""(?::(?:\s[^<>]*)?|true|#.*"""
+                    r"""|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`\\]*"|'[^']*'|[^\s$`|;&<>'"\\]+))*)""",
+                    re.S)
 
 
 def _does_nothing(command: str) -> bool:

@@ -92,8 +92,9 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     since it last changed counts, the same range again or one inside it, numbered or not
     (`nl -ba f | sed -n '1,200p'` after `sed -n '1,240p' f`); reads of other line ranges,
     `sed -n '200,340p' f` after `sed -n '1,120p' f`, are not repeats, nor are reads whose
-    range and result the log does not keep. So does a search or listing that swept an unrelated tree (the home
-    folder, the disk root, or results mostly inside node_modules and the like).
+    range and result the log does not keep, nor reads after a compaction. So does a search or
+    listing that swept an unrelated tree (the home folder, the disk root, or results mostly
+    inside node_modules and the like).
 
     Why it matters: every off-task read costs a turn and context, and pushes the relevant
     code out of the model's window. Reading before editing is good practice, not waste.
