@@ -77,6 +77,10 @@ def _covers(earlier: tuple, window: tuple) -> bool:
     return first <= start and (last is None or (end is not None and end <= last))
 
 
+# A call that hands the work in (mini-swe-agent's final echo, SWE-agent's `submit`).
+SUBMITS = re.compile(r"^\s*(submit|echo\s+\S*(FINAL_OUTPUT|COMPLETE_TASK)\S*)\b", re.I)
+
+
 _ORIENTATION_FILES = {"claude.md", "agents.md", "gemini.md", "readme.md", "readme", "readme.rst",
                       "package.json", "pyproject.toml", "setup.py", "setup.cfg", "cargo.toml",
                       "go.mod", "makefile", "contributing.md", "tsconfig.json", "skill.md",

@@ -11,6 +11,7 @@ from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
 from ..text import harness_cut
 from ._base import Evidence, Measurement, detector
+from .common import SUBMITS
 
 
 _CLAIMS_SUCCESS = re.compile(
@@ -124,10 +125,6 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     return Measurement(level, tuple(evidence), summary, tuple(dict.fromkeys(causes)))
 
 
-# A last call that hands the work in (mini-swe-agent's final echo, SWE-agent's `submit`).
-_SUBMITS = re.compile(r"^\s*(submit|echo\s+\S*(FINAL_OUTPUT|COMPLETE_TASK)\S*)\b", re.I)
-
-
 # A closing sentence that announces the next step ("Let me fix that and rerun the tests.").
 _ANNOUNCES = re.compile(r"^\W*(?:(?:now|next|first|then|ok(?:ay)?|great|perfect|good)\W+)?"
                         r"(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to)\s+"
@@ -148,7 +145,7 @@ def _ended_mid_work(facts: Facts) -> tuple[int, str] | None:
                             f"\u201c{_plain(_last_sentence(last.content))[:120]}\u201d")
     if last.role is not Role.TOOL:
         return None
-    if last.tool_name in ("submit",) or _SUBMITS.match(last.command or ""):
+    if last.tool_name in ("submit",) or SUBMITS.match(last.command or ""):
         return None
     return last.index, ("the session ended mid-work: no answer followed the last tool call, so "
                         "the work was never finished or reported")

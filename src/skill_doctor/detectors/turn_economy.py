@@ -10,7 +10,7 @@ from ..diffs import changed_lines
 from ..facts import Facts, classify_check, command_segments
 from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import repeated_reads
+from .common import SUBMITS, repeated_reads
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
 
 _CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls",
@@ -124,7 +124,7 @@ _NO_OP = re.compile(r"""(?::(?:\s[^<>]*)?|true|#.*"""
 
 
 def _does_nothing(command: str) -> bool:
-    if "FINAL_OUTPUT" in command or "COMPLETE_TASK" in command:
+    if SUBMITS.match(command):
         return False  # mini-swe-agent's echo that hands the work in
     segments = command_segments(command)
     return bool(segments) and all(_NO_OP.fullmatch(s.strip()) for s in segments)
