@@ -311,6 +311,9 @@ class Facts:
     changes: tuple[tuple[int, str | None], ...] = ()
     change_turns: tuple[int, ...] = ()
     check_turns: tuple[int, ...] = ()
+    # (turn, path, earlier turn) of each read that showed nothing new (see _repeated_reads):
+    # exploration and turn economy both count them.
+    repeated_reads: tuple[tuple[int, str, int], ...] = ()
 
     def changes_in(self, request: Request) -> tuple[tuple[int, str | None], ...]:
         """The changes made for a request: (turn, path), in session order."""
@@ -469,7 +472,69 @@ def compute(transcript: Transcript) -> Facts:
         request_turns=tuple(r.turn for r in mains),
         changes=changes, change_turns=tuple(turn for turn, _ in changes),
         check_turns=tuple(c.turn for c in checks),
+        repeated_reads=_repeated_reads(transcript.turns, reads, read_windows,
+                                       [(e.turn, e.path) for e in edits] + shell_writes),
     )
+
+
+def _repeated_reads(turns: tuple[Turn, ...], reads: list[tuple[int, str]],
+                    read_windows: Mapping[tuple[int, str], tuple],
+                    changed: list[tuple[int, str]]) -> tuple[tuple[int, str, int], ...]:
+    """(turn, path, earlier turn) for each read of a part of a file already read since the
+    file last changed: the same tool window again, or a line range inside an earlier one
+    (`nl -ba f | sed -n '1,200p'` after `sed -n '1,240p' f`: numbering lines shows nothing
+    new). Reads whose range the log does not keep are never repeats, nor are reads after a
+    compaction of what was read before it (the model no longer has it)."""
+    changes: dict[str, list[int]] = {}
+    for turn, path in changed:
+        changes.setdefault(path, []).append(turn)
+    for edit_turns in changes.values():
+        edit_turns.sort()
+    since_change: dict[str, list[tuple[int, tuple]]] = {}
+    repeats: list[tuple[int, str, int]] = []
+    compactions = [t.index for t in turns if t.meta == "compaction"]
+    next_compaction = 0
+    for turn, path in reads:
+        if next_compaction < len(compactions) and compactions[next_compaction] < turn:
+            since_change.clear()
+            while next_compaction < len(compactions) and compactions[next_compaction] < turn:
+                next_compaction += 1
+        window = read_windows.get((turn, path))
+        earlier = since_change.setdefault(path, [])
+        edits = changes.get(path, ())
+        i = bisect.bisect_left(edits, turn)
+        if earlier and i and edits[i - 1] > earlier[-1][0]:
+            earlier.clear()  # the file changed after the last read of it
+        elif earlier and i:
+            changed = edits[i - 1]
+            earlier[:] = [(t, w) for t, w in earlier if t > changed]
+        if window is None:
+            continue
+        seen = next((t for t, w in earlier if _covers(w, window)), None)
+        if seen is not None:
+            repeats.append((turn, path, seen))
+        else:
+            earlier.append((turn, window))
+            if len(earlier) > _WINDOWS_KEPT:
+                del earlier[0]  # a file read a few lines at a time, thousands of times
+    return tuple(repeats)
+
+
+_WINDOWS_KEPT = 32  # distinct parts of one file remembered as read (bounds the cost per read)
+
+
+def _covers(earlier: tuple, window: tuple) -> bool:
+    """Whether a read's window shows nothing an earlier one did not: equal, or a shell line
+    range (first, last or None, numbered) inside an earlier one."""
+    if earlier == window:
+        return True
+    if len(earlier) != 3 or len(window) != 3 or not all(
+            isinstance(w[0], int) for w in (earlier, window)):
+        return False
+    first, last, _ = earlier
+    start, end, _ = window
+    return first <= start and (last is None or (end is not None and end <= last))
+
 
 
 def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | None:

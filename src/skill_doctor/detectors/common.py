@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import functools
 import posixpath
 import re
@@ -18,63 +17,6 @@ def _edit_turns(facts: Facts) -> list[int]:
 
 def _edits_with_paths(facts: Facts) -> list[tuple[int, str]]:
     return [(e.turn, e.path) for e in facts.edits] + list(facts.shell_writes)
-
-
-def repeated_reads(facts: Facts) -> list[tuple[int, str, int]]:
-    """(turn, path, earlier turn) for each read of a part of a file already read since the
-    file last changed: the same tool window again, or a line range inside an earlier one
-    (`nl -ba f | sed -n '1,200p'` after `sed -n '1,240p' f`: numbering lines shows nothing
-    new). Reads whose range the log does not keep are never repeats, nor are reads after a
-    compaction of what was read before it (the model no longer has it)."""
-    changes: dict[str, list[int]] = {}
-    for turn, path in _edits_with_paths(facts):
-        changes.setdefault(path, []).append(turn)
-    for turns in changes.values():
-        turns.sort()
-    since_change: dict[str, list[tuple[int, tuple]]] = {}
-    repeats: list[tuple[int, str, int]] = []
-    compactions = [t.index for t in facts.transcript.turns if t.meta == "compaction"]
-    next_compaction = 0
-    for turn, path in facts.reads:
-        if next_compaction < len(compactions) and compactions[next_compaction] < turn:
-            since_change.clear()
-            while next_compaction < len(compactions) and compactions[next_compaction] < turn:
-                next_compaction += 1
-        window = facts.read_windows.get((turn, path))
-        earlier = since_change.setdefault(path, [])
-        edits = changes.get(path, ())
-        i = bisect.bisect_left(edits, turn)
-        if earlier and i and edits[i - 1] > earlier[-1][0]:
-            earlier.clear()  # the file changed after the last read of it
-        elif earlier and i:
-            changed = edits[i - 1]
-            earlier[:] = [(t, w) for t, w in earlier if t > changed]
-        if window is None:
-            continue
-        seen = next((t for t, w in earlier if _covers(w, window)), None)
-        if seen is not None:
-            repeats.append((turn, path, seen))
-        else:
-            earlier.append((turn, window))
-            if len(earlier) > _WINDOWS_KEPT:
-                del earlier[0]  # a file read a few lines at a time, thousands of times
-    return repeats
-
-
-_WINDOWS_KEPT = 32  # distinct parts of one file remembered as read (bounds the cost per read)
-
-
-def _covers(earlier: tuple, window: tuple) -> bool:
-    """Whether a read's window shows nothing an earlier one did not: equal, or a shell line
-    range (first, last or None, numbered) inside an earlier one."""
-    if earlier == window:
-        return True
-    if len(earlier) != 3 or len(window) != 3 or not all(
-            isinstance(w[0], int) for w in (earlier, window)):
-        return False
-    first, last, _ = earlier
-    start, end, _ = window
-    return first <= start and (last is None or (end is not None and end <= last))
 
 
 # A call that hands the work in (mini-swe-agent's final echo, SWE-agent's `submit`).

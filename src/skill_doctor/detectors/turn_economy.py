@@ -10,7 +10,7 @@ from ..diffs import changed_lines
 from ..facts import Facts, classify_check, command_segments
 from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import SUBMITS, repeated_reads
+from .common import SUBMITS
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
 
 _CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls",
@@ -71,7 +71,7 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             for t in tools[low:high]:
                 avoidable.setdefault(t.index, "retries")
 
-    for turn, _path, _earlier in repeated_reads(facts):
+    for turn, _path, _earlier in facts.repeated_reads:
         avoidable.setdefault(turn, "repeated_reads")
 
     streak: list[int] = []

@@ -10,7 +10,7 @@ from ..facts import Facts, relative_path
 from ..model import Role, ToolKind, Turn
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import (_ORIENTATION_FILES, _SCRATCH, _TEST_FILE, _import_tokens, _module_names,
-                     _name_tokens, _stem, repeated_reads)
+                     _name_tokens, _stem)
 
 
 _VENDORED_TREE = re.compile(r"(^|/)(node_modules|site-packages|\.venv|venv|vendor|\.git|target"
@@ -146,7 +146,7 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
     evidence: list[Evidence] = []
     causes: list[str] = []
-    repeats = {(turn, path): earlier for turn, path, earlier in repeated_reads(facts)}
+    repeats = {(turn, path): earlier for turn, path, earlier in facts.repeated_reads}
     read_before: set[str] = set()
     judged: set[str] = set()
     for turn, path in facts.reads:
