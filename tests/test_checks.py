@@ -63,7 +63,7 @@ def test_a_compiler_that_exits_0_saying_nothing_passed(tmp_path):
 
 
 def test_an_inline_program_that_imports_the_edited_code_runs_it(tmp_path):
-    edit = {"tool": "Edit", "input": {"file_path": "/work/pkg/fasttext/FastText.py",
+    edit = {"tool": "Edit", "input": {"file_path": "/home/dev/pkg/fasttext/FastText.py",
                                       "old_string": "np.array(x, copy=False)",
                                       "new_string": "np.asarray(x)"},
             "output": "The file has been updated."}
@@ -71,7 +71,7 @@ def test_an_inline_program_that_imports_the_edited_code_runs_it(tmp_path):
         {"user": "Make fasttext work with numpy 2."},
         # Before any edit, and importing something never edited: looking, not checking.
         {"tool": "Bash", "input": {"command": "python -c \"import fasttext; print(fasttext.__file__)\""},
-         "output": "/work/pkg/fasttext/__init__.py"},
+         "output": "/home/dev/pkg/fasttext/__init__.py"},
         edit,
         {"tool": "Bash", "input": {"command": "python -c 'import numpy; print(numpy.__version__)'"},
          "output": "2.1.0"},
