@@ -10,7 +10,7 @@ import pytest
 
 from skill_doctor import facts, ledger
 from skill_doctor.detectors import retry_waste
-from skill_doctor.text import CaselessPattern, ascii_folded
+from skill_doctor.text import CaselessPattern, ascii_folded, sentences
 
 # Words the converted patterns look for, in several cases, with the four non-ASCII letters
 # re.IGNORECASE folds onto ASCII ones, other non-ASCII letters and CJK text.
@@ -136,3 +136,9 @@ def test_a_clipped_tool_output_keeps_the_harness_cut_marker_it_dropped() -> None
     # An output the harness did not cut says nothing of the kind once clipped.
     assert not HARNESS_CUT.search(clip_output(body + body))
     assert clip_output("short") == "short"
+
+
+def test_sentences_split_after_ends_and_colons_and_at_line_breaks():
+    assert sentences("Fixed it. Before I start: which port?\n\n- Add icons?  ") == [
+        "Fixed it.", "Before I start:", "which port?", "- Add icons?"]
+    assert sentences("  \n ") == []

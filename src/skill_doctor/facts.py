@@ -503,11 +503,10 @@ def _repeated_reads(turns: tuple[Turn, ...], reads: list[tuple[int, str]],
         earlier = since_change.setdefault(path, [])
         edits = changes.get(path, ())
         i = bisect.bisect_left(edits, turn)
-        if earlier and i and edits[i - 1] > earlier[-1][0]:
-            earlier.clear()  # the file changed after the last read of it
-        elif earlier and i:
-            changed = edits[i - 1]
-            earlier[:] = [(t, w) for t, w in earlier if t > changed]
+        if earlier and i and edits[i - 1] > earlier[0][0]:
+            # What was read before the file last changed shows it no more.
+            last_change = edits[i - 1]
+            earlier[:] = [(t, w) for t, w in earlier if t > last_change]
         if window is None:
             continue
         seen = next((t for t, w in earlier if _covers(w, window)), None)
@@ -534,7 +533,6 @@ def _covers(earlier: tuple, window: tuple) -> bool:
     first, last, _ = earlier
     start, end, _ = window
     return first <= start and (last is None or (end is not None and end <= last))
-
 
 
 def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | None:
@@ -660,8 +658,9 @@ _SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s
 
 
 class _WrittenNames:
-    """The base names of the files the session has written so far, brought up to date from
-    the growing edit lists only when asked (once per run of a program, not once per edit)."""
+    """The base names of the files the session has written so far, and the module names the
+    edited code can be imported by, each brought up to date from the growing edit lists only
+    when asked (once per run of a program, not once per edit)."""
 
     def __init__(self) -> None:
         self.names: set[str] = set()

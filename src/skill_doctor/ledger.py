@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .model import Role, Turn
-from .text import CaselessPattern
+from .text import CaselessPattern, sentences
 
 CHANGE, QUESTION, OPERATION, FOLLOW_UP = "change", "question", "operation", "follow_up"
 
@@ -267,7 +267,7 @@ def _asks_to_choose(answer: str) -> bool:
     tail = answer.strip()[-400:]
     if not re.search(r"\?[\s*_`)\]]*$", tail):
         return False
-    question = re.split(r"(?<=[.!?:])\s+|\n+", tail)[-1]
+    question = sentences(tail)[-1]
     return bool(_CHOICE.search(question)) and not _NOT_A_CHOICE.match(question) and \
         not _OFFER.search(question)
 

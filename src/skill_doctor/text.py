@@ -102,6 +102,15 @@ def line_of(text: str, match: re.Match[str]) -> str:
     return text[start:] if end == -1 else text[start:end]
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a message, in order, stripped: split after . ! ? and : and at line
+    breaks (a list item or a heading is a sentence of its own)."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
 def clip_small(text: str) -> str:
     return clip(text, SMALL_CHARS)
 

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from ..facts import Check, Facts, changes_system, is_doc_file, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
-from ..text import harness_cut
+from ..text import harness_cut, sentences
 from ._base import Evidence, Measurement, detector
 from .common import SUBMITS
 
@@ -135,14 +135,14 @@ def _ended_mid_work(facts: Facts) -> tuple[int, str] | None:
     """Where the session broke off with the work unfinished, and how: on a tool call with no
     answer after it (a turn limit, a crash or a timeout), or on a message announcing a next
     step that never came; None when it ended on an answer or a submission."""
-    real = [t for t in facts.transcript.turns if t.meta is None]
-    if not real or not facts.assistant_turns:
+    last = next((t for t in reversed(facts.transcript.turns) if t.meta is None), None)
+    if last is None or not facts.assistant_turns:
         return None
-    last = real[-1]
-    if last.role is Role.ASSISTANT and facts.tool_turns and \
-            _ANNOUNCES.match(_last_sentence(last.content)):
-        return last.index, ("the session ended on an announced next step that never ran: "
-                            f"\u201c{_plain(_last_sentence(last.content))[:120]}\u201d")
+    if last.role is Role.ASSISTANT and facts.tool_turns:
+        closing = _last_sentence(last.content)
+        if _ANNOUNCES.match(closing):
+            return last.index, ("the session ended on an announced next step that never ran: "
+                                f"\u201c{_plain(closing)[:120]}\u201d")
     if last.role is not Role.TOOL:
         return None
     if last.tool_name in ("submit",) or SUBMITS.match(last.command or ""):
@@ -269,7 +269,7 @@ def _concession(served: list) -> tuple[int, str] | None:
                   None)
     if report is None or served[-1].role is Role.TOOL:
         return None  # no report after the last call: judged as cut off, not as conceded
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", report.content):
+    for sentence in sentences(report.content):
         if _CONCEDES.search(sentence) and not _OVERCOME.search(sentence):
             return report.index, _plain(sentence)
     return None
@@ -323,8 +323,7 @@ def _plain(sentence: str) -> str:
 
 
 def _last_sentence(text: str) -> str:
-    sentences = re.split(r"(?<=[.!?])\s+|\n+", text.strip())
-    return next((s for s in reversed(sentences) if s.strip()), "")
+    return (sentences(text) or [""])[-1]
 
 
 def _hides_work(facts: Facts) -> bool:
