@@ -93,3 +93,41 @@ def test_an_output_compared_with_the_expected_one_is_a_test_but_a_bare_diff_only
          "output": "Exit code 1", "error": True},
         {"assistant": "The query is faster; its output differs in one binary export."},
     ]) == [(4, "test", True), (5, "test", False)]
+
+
+def test_a_program_the_session_compiled_run_by_its_name_is_a_run(tmp_path):
+    assert _checks(tmp_path, [
+        {"user": "Build sqlite with gcov instrumentation and put it on the PATH."},
+        {"tool": "Bash", "input": {"command": "gcc -fprofile-arcs -ftest-coverage -o sqlite3 sqlite3.c shell.c"},
+         "output": ""},
+        {"tool": "Bash", "input": {"command": "cp sqlite3 /usr/local/bin/"}, "output": ""},
+        # Its version only names it; a query runs it.
+        {"tool": "Bash", "input": {"command": "sqlite3 --version"}, "output": "3.42.0 2023-05-16"},
+        {"tool": "Bash", "input": {"command": "sqlite3 :memory: \"SELECT 'gcov';\""}, "output": "gcov"},
+        # A program of the same kind the session did not build is no run of its work.
+        {"tool": "Bash", "input": {"command": "psql -c 'SELECT 1'"}, "output": "1"},
+        {"assistant": "sqlite3 is built with gcov and on the PATH."},
+    ]) == [(2, "build", True), (5, "run", True)]
+
+
+def test_the_output_of_a_program_started_in_the_background_is_a_run_of_it(tmp_path):
+    assert _checks(tmp_path, [
+        {"user": "Start the notebook server on port 8888 and keep it running."},
+        {"tool": "Bash", "input": {"command": "jupyter notebook --port 8888", "run_in_background": True},
+         "output": "Command running in background with ID: ab12cd"},
+        {"tool": "Bash", "input": {"command": "python -m http.server 9000 &"},
+         "output": "Command running in background with ID: ef34gh"},
+        {"tool": "BashOutput", "input": {"bash_id": "ab12cd"},
+         "output": "<status>running</status>\n\n<stderr>\n[I ServerApp] Jupyter Server is running at "
+                   "http://localhost:8888/\n</stderr>"},
+        {"tool": "BashOutput", "input": {"bash_id": "ef34gh"},
+         "output": "<status>failed</status>\n\n<exit_code>1</exit_code>\n\n<stderr>\nOSError: "
+                   "[Errno 98] Address already in use\n</stderr>"},
+        # A kernel that panics while it boots failed, whatever the harness's status says.
+        {"tool": "Bash", "input": {"command": "qemu-system-x86_64 -kernel bzImage -nographic &"},
+         "output": "Command running in background with ID: ij56kl"},
+        {"tool": "BashOutput", "input": {"bash_id": "ij56kl"},
+         "output": "<status>running</status>\n\n<stdout>\n[ 3.1] Kernel panic - not syncing: No "
+                   "working init found.\n</stdout>"},
+        {"assistant": "The server is running."},
+    ]) == [(4, "run", True), (5, "run", False), (7, "run", False)]

@@ -41,6 +41,12 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("cd into the repo and fix the failing import", ledger.CHANGE),
     ("make test", ledger.OPERATION),
     ("go test ./...", ledger.OPERATION),
+    # Work on files and data is a change as much as work on code.
+    ("Sort the documents in /app/documents into /app/invoices and /app/other.", ledger.CHANGE),
+    ("Encrypt all the files in data/ into encrypted_data/", ledger.CHANGE),
+    ("Can you train a fasttext model on the yelp data in data/?", ledger.CHANGE),
+    ("please copy the xml file from the exports folder to the local directory", ledger.CHANGE),
+    ("Is the archive sorted by date?", ledger.QUESTION),
     # The issue link a message opens with is not how it asks.
     ("https://github.com/o/r/issues/295\n\nany clean suggestion for this? we can make sdk.ts "
      "read the key", ledger.QUESTION),

@@ -169,10 +169,10 @@ _FAILED_OUTPUT = re.compile(
 # Signs of a failure that a run can print and still pass (a logged traceback, an expected
 # failure): they decide only when no summary says it passed.
 _FAILURE_SIGN = re.compile(r"Traceback \(most recent|SyntaxError|ModuleNotFoundError|ImportError"
-                           r"|AssertionError|\bException\b|\bError:", re.MULTILINE)
+                           r"|AssertionError|\bException\b|\bError:|Kernel panic", re.MULTILINE)
 # Texts one of which every failure sign contains (case as written): a substring test first.
 _FAILURE_SIGN_TEXTS = ("Traceback (most recent", "SyntaxError", "ModuleNotFoundError",
-                       "ImportError", "AssertionError", "Exception", "Error:")
+                       "ImportError", "AssertionError", "Exception", "Error:", "Kernel panic")
 # A check's own word that it passed: each alternative (written in lower case: the pattern is
 # case-insensitive) with the text it cannot match without. One search of the whole
 # alternation tries every alternative at every position (about 0.2 ms on a 500-character
@@ -595,6 +595,15 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             else:
                 unlocated.append(turn.index)
     command = turn.command
+    if not command and written.launched and (turn.tool_name or "") in _BACKGROUND_OUTPUT:
+        # Reading what a program started in the background printed (`jupyter notebook &`,
+        # then BashOutput): a run of it, judged by its status, exit code and output.
+        inputs = turn.tool_input or {}
+        key = next((inputs[k] for k in ("bash_id", "shell_id", "task_id") if k in inputs), None)
+        launched = written.launched.get(key) if isinstance(key, str) else None
+        outcome = _background_outcome(turn.tool_output or "")
+        if outcome is not None:
+            checks.append(Check(turn.index, launched or written.launched[None], "run", outcome))
     if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
         check_kind = classify_check(command)
         if check_kind == "run" and (kind is ToolKind.EDIT or not _runs_own_code(
@@ -606,6 +615,16 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
                 _imports_changed_code(command, written.modules(edits)):
             # `python -c "import fasttext; fasttext.load_model(...)"` after editing fasttext
             # runs the changed code; a `python -c` that imports nothing changed only looks.
+            check_kind = "run"
+        if check_kind is None and kind is ToolKind.SHELL and _launches_in_background(turn):
+            written.launched[None] = command
+            started = _BACKGROUND_ID.search(turn.tool_output or "")
+            if started:
+                written.launched[started.group(1)] = command
+        if check_kind is None and kind is ToolKind.SHELL and written.built and \
+                _runs_built_program(command, written.built):
+            # `sqlite3 :memory: "SELECT 1"` after `gcc -o sqlite3 ...`: the program the
+            # session compiled, run by its name, exercises the build.
             check_kind = "run"
         if check_kind:
             outcome = check_outcome(turn)
@@ -620,6 +639,8 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
                 # the program ran; what it printed is the evidence.
                 outcome = True
             checks.append(Check(turn.index, command, check_kind, outcome))
+        if not failed and kind is ToolKind.SHELL:
+            written.built.update(_built_programs(command))
 
 
 # Commands whose successful run changes the machine a task is about, where a task is done
@@ -647,10 +668,105 @@ _SYSTEM_CHANGE = re.compile(
     r")")
 
 
+# What a program says about itself changes nothing (`gcc --version`, `pip --help`).
+_ABOUT_ITSELF = re.compile(r"\s(?:--version|--help|-h)\s*(?:2>&1\s*)?$")
+# A database client given only a reading statement, or a database that lives in memory.
+_DB_CLIENT = re.compile(r"^(?:sqlite3|psql|mysql)\b")
+_READING_SQL = r"\s*(?:SELECT|PRAGMA|EXPLAIN|SHOW|DESCRIBE|\\d|\.tables|\.schema)\b"
+_DB_READS_ONLY = re.compile(r"""\s(?:"%s[^"]*"|'%s[^']*')\s*(?:2>&1\s*)?$""" % (_READING_SQL, _READING_SQL),
+                            re.I)
+# `git branch`, `git tag` and `git remote` with no name (or only listing options) list.
+_GIT_LISTS = re.compile(r"^git\s+(?:-\S+\s+)*(?:branch|tag|remote)(?:\s+(?:-a|-r|-v+|-l|--list"
+                        r"|--all|--remotes|--verbose|--show-current|--merged|--no-merged|--contains"
+                        r"|--sort=\S+|--format=\S+))*\s*$")
+# ffmpeg with no output file after its last input only probes the input (`ffmpeg -i a.mp4`).
+_FFMPEG_PROBE = re.compile(r"^ffmpeg\b.*\s-i\s+\S+\s*(?:2>&1\s*)?$|^ffmpeg\b.*\s-f\s+null\s+-\s*(?:2>&1\s*)?$")
+
+
+def _segment_changes(segment: str) -> bool:
+    if not _SYSTEM_CHANGE.match(segment) or _ABOUT_ITSELF.search(segment):
+        return False
+    if _GIT_LISTS.match(segment):
+        return False
+    if _DB_CLIENT.match(segment):
+        return ":memory:" not in segment and not _DB_READS_ONLY.search(segment)
+    return not _FFMPEG_PROBE.match(segment)
+
+
+def changing_segments(command: str) -> tuple[str, ...]:
+    """The commands of a command line that change the machine (see _SYSTEM_CHANGE). A
+    redirection into a file is an edit already (tools.shell_file_effects); a database client
+    that only reads, an ffmpeg that only probes its input, `git branch` listing branches and
+    a program asked for its version change nothing."""
+    return tuple(segment for segment in command_segments(command) if _segment_changes(segment))
+
+
 def changes_system(command: str) -> bool:
-    """Whether a command line changes the machine (see _SYSTEM_CHANGE). A redirection into a
-    file is an edit already (tools.shell_file_effects)."""
-    return any(_SYSTEM_CHANGE.match(segment) for segment in command_segments(command))
+    """Whether a command line changes the machine (see changing_segments)."""
+    return bool(changing_segments(command))
+
+
+# The tools that show what a program started in the background has printed so far.
+_BACKGROUND_OUTPUT = ("BashOutput", "TaskOutput")
+_BACKGROUND_STATUS = re.compile(r"<status>\s*(\w+)\s*</status>")
+_BACKGROUND_EXIT = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>")
+_BACKGROUND_ID = re.compile(r"running in background with ID: (\w+)")
+
+
+def _launches_in_background(turn: Turn) -> bool:
+    """Whether a shell call started its program in the background (`server &`, or the
+    harness's own run-in-background option)."""
+    if (turn.tool_input or {}).get("run_in_background") is True:
+        return True
+    command = (turn.command or "").rstrip()
+    return command.endswith("&") and not command.endswith("&&")
+
+
+def _background_outcome(output: str) -> bool | None:
+    """How a program started in the background is doing, from what the harness shows of it:
+    still running or finished with exit code 0, and no failure printed, is a pass; a non-zero
+    exit, a failed or killed status, or a printed failure is a failure."""
+    status = _BACKGROUND_STATUS.search(output)
+    if status is None:
+        return None
+    state = status.group(1).lower()
+    code = _BACKGROUND_EXIT.search(output)
+    if state in ("failed", "killed") or code is not None and code.group(1) != "0":
+        return False
+    if state not in ("running", "completed"):
+        return None
+    folded = output.lower()
+    if any(word in folded for word in _FAILURE_WORDS) and _FAILED_OUTPUT.search(output) \
+            or _failure_sign(output):
+        return False
+    return True
+
+
+# A compiler's output named on its command line (`gcc -O2 -o sqlite3 sqlite3.c`).
+_COMPILED_TO = re.compile(r"^(?:gcc|g\+\+|cc|clang(?:\+\+)?|rustc|gfortran|go\s+build|swiftc|ghc"
+                          r"|ocamlopt|nasm|zig\s+build-exe)\s(?:.*\s)?-o\s*(\S+)")
+
+
+def _built_programs(command: str) -> set[str]:
+    """The base names of the programs a command line compiled."""
+    names = set()
+    for segment in command_segments(command):
+        match = _COMPILED_TO.match(segment)
+        if match:
+            name = posixpath.basename(match.group(1).strip("'\""))
+            if name and not name.endswith((".o", ".so", ".a", ".dylib", ".dll", ".obj")):
+                names.add(name)
+    return names
+
+
+def _runs_built_program(command: str, built: set[str]) -> bool:
+    """Whether a command line runs, by its name or path, a program the session compiled
+    (asking it only for its version or help does not count)."""
+    for segment in command_segments(command):
+        program = segment.split(None, 1)[0] if segment.strip() else ""
+        if posixpath.basename(program.strip("'\"")) in built and not _NOT_A_RUN.search(segment):
+            return True
+    return False
 
 
 _SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s+run)?|php|perl|bash|sh"
@@ -658,12 +774,16 @@ _SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s
 
 
 class _WrittenNames:
-    """The base names of the files the session has written so far, and the module names the
-    edited code can be imported by, each brought up to date from the growing edit lists only
-    when asked (once per run of a program, not once per edit)."""
+    """What the session has made so far that later commands can run: the base names of the
+    files it wrote, the module names the edited code can be imported by (both brought up to
+    date from the growing edit lists only when asked, once per run of a program, not once
+    per edit), the programs it compiled, and the programs it started in the background."""
 
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self.built: set[str] = set()  # programs the session compiled (`gcc -o NAME`)
+        # Programs started in the background, by the id the harness gave them; None: the last.
+        self.launched: dict[str | None, str] = {}
         self._edits = self._writes = 0
         self._modules: set[str] = set()
         self._module_edits = 0

@@ -114,7 +114,12 @@ _CHANGE_VERBS = (
     r"|patch|correct|adjust|tweak|translate|document|speed ?up|save|put|wire|hook ?up"
     r"|resolve|repair|restore|split|inline|extract|simplify|format|apply|configure"
     r"|scaffold|draft|append|insert|increase|decrease|reduce|center|centre|align|style|use"
-    r"|switch|keep|include|show|display|integrate|debug")
+    r"|switch|keep|include|show|display|integrate|debug"
+    # Work on files and data rather than on code ("Sort the documents into ...", "Encrypt
+    # every file in data/", "Trim the video to ..."); each changes what is on disk.
+    r"|sort|organi[sz]e|encrypt|decrypt|download|upload|trim|crop|resize|compress|decompress"
+    r"|archive|compile|train|copy|transform|saniti[sz]e|encode|decode|recover|populate|solve"
+    r"|crack|fine-tune|uninstall")
 _CHANGE_WORDS = CaselessPattern(rf"\b({_CHANGE_VERBS})\b")
 _IMPERATIVE_BEFORE = re.compile(
     r"(^|[.!?;:\n(,]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"

@@ -6,7 +6,8 @@ import bisect
 import re
 from typing import Any, Mapping
 
-from ..facts import Check, Facts, changes_system, is_doc_file, word_count
+from ..facts import Check, Facts, changes_system, changing_segments, command_segments, \
+    is_doc_file, relative_path, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
 from ..text import harness_cut, sentences
@@ -41,7 +42,11 @@ _CONCEDES = re.compile(
     r"|\b(?:is|are|was|were) (?:still )?not (?:yet )?(?:implemented|completed|finished|done"
     r"|resolved)\b"
     r"|\bremains? (?:unresolved|unfinished|incomplete|unsolved)\b"
-    r"|\bpartially (?:implemented|complete|completed|working|solved|done)\b", re.I)
+    r"|\bpartially (?:implemented|complete|completed|working|solved|done)\b"
+    # A stand-in delivered for the thing asked for: "created a sample video for demonstration
+    # purposes", "created mock models to demonstrate the correct approach".
+    r"|\b(?:sample|dummy|placeholder|mock|synthetic|fake|simulated|stand-in)\b[^.]{0,60}"
+    r"\b(?:for demonstration|to demonstrate|instead\b|in place of)", re.I)
 # ... unless the sentence tells of a problem met on the way and then overcome.
 _OVERCOME = re.compile(r"\b(?:initially|at first|originally|previously|earlier|until"
                        r"|before (?:the|my|this) (?:fix|change)|but (?:then|after|now)"
@@ -232,6 +237,13 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
             decided = [c for c in facts.checks_between(last, request.end) if c.passed is not None]
             if decided:
                 return (3, [], []) if decided[-1].passed else _failed_check(facts, decided[-1])
+            if _shown_after(commands, [t for t in tools if t.index > last
+                                       and t.index not in facts.failed],
+                            facts.transcript.cwd):
+                # What commands made is there to be seen: a look at it after them (`rm -f x`
+                # then `ls` without x, the encrypted files shown) shows the change took, as a
+                # test shows an edit works.
+                return 3, [], []
             return 2, [Evidence(last, "the change was made by commands, and no check after "
                                       "them shows it works")], ["no_check"]
         # The agent answered or acted, so something was done: 0 stays for no response at all.
@@ -260,6 +272,46 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                                        f"failure: {last.command[:120]}")], ["no_check"]
     return 2, [Evidence(last_edit, "no check ran after the last edit, so the transcript cannot "
                                    "show the change works")], ["no_check"]
+
+
+def _named_paths(segments: tuple[str, ...]) -> set[str]:
+    """What commands name (their arguments but options and redirections), each without
+    quotes or a trailing slash."""
+    return {word.strip("'\"").rstrip("/") for segment in segments
+            for word in segment.split()[1:]
+            if not word.startswith(("-", ">", "<", "2>", "&")) and word.strip("'\"").rstrip("/")}
+
+
+def _shown_after(commands: list, later: list, cwd: str | None) -> bool:
+    """Whether a look after the commands that made a change shows what they made.
+
+    A listing or a read counts when it names one of their paths, a folder holding one, or a
+    file inside one (a listing that names no path lists the working folder). Any other call
+    that changes nothing counts when it names a file they made (`ffmpeg -i result.mp4`
+    after writing result.mp4, `sqlite3 app.db "SELECT ..."` after changing app.db)."""
+    made = {relative_path(p, cwd) for t in commands
+            for p in _named_paths(changing_segments(t.command))}
+    if not made:
+        return False
+    files = {m for m in made if "/" in m or "." in m.strip(".")}
+    for turn in later:
+        if not (turn.tool_output or "").strip():
+            continue
+        named = set(turn.paths) | (_named_paths(command_segments(turn.command))
+                                   if turn.command else set())
+        looked = {relative_path(p, cwd) for p in named}
+        if turn.kind not in (ToolKind.LIST, ToolKind.READ):
+            if turn.kind is ToolKind.SHELL and turn.command and looked & files \
+                    and not changes_system(turn.command):
+                return True
+            continue
+        if not looked and turn.kind is ToolKind.LIST:
+            looked = {"."}
+        for path in looked:
+            if any(m == path or m.startswith(path + "/") or path.startswith(m + "/")
+                   or path == "." and not m.startswith(("/", "~", "..")) for m in made):
+                return True
+    return False
 
 
 def _concession(served: list) -> tuple[int, str] | None:
