@@ -148,6 +148,23 @@ def test_output_outside_working_directory_is_refused(tmp_path, capsys):
     assert not (tmp_path / "escape").exists()
 
 
+def test_existing_output_directory_is_refused_before_the_session_is_read(tmp_path, capsys,
+                                                                         monkeypatch):
+    # A large session must not be decoded and graded only to be thrown away over the name.
+    import skill_doctor.decode as decode
+
+    def no_decoding(*args, **kwargs):
+        raise AssertionError("the session was decoded before the output was checked")
+
+    (tmp_path / "r").mkdir()
+    monkeypatch.setattr(decode, "decode_file", no_decoding)
+    for command in (["report", str(EXAMPLES / "clean-fix.jsonl"), "-o", "r"],
+                    ["compare", str(EXAMPLES / "clean-fix.jsonl"), str(EXAMPLES / "clean-fix.jsonl"),
+                     "-o", "r"]):
+        code, _, err = run(command, tmp_path, capsys)
+        assert code == 2 and "already exists" in err, command
+
+
 def test_existing_output_directory_is_refused_unless_forced(tmp_path, capsys):
     session = str(EXAMPLES / "clean-fix.jsonl")
     assert run(["report", session, "-o", "r"], tmp_path, capsys)[0] == 0

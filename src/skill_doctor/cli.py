@@ -230,12 +230,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .locate import locate
     from .render import render
     from .report import grade, no_history, to_json
-    from .write import dump_json, write_report
+    from .write import check_target, dump_json, write_report
 
     rubric = rubric_mod.load(args.rubric)
     generated_at, moment = generation_time()
     cwd = Path.cwd()
     target = _output_dir(args.output, "skill-doctor-report", moment, cwd)
+    check_target(target, force=args.force)
     if args.harness:
         from .decode import harness_names
         if args.harness not in harness_names():
@@ -469,12 +470,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .decode import decode_file
     from .locate import locate
     from .report import NO_HISTORY, display_path, grade, no_history, to_json
-    from .write import dump_json, staged, write_file
+    from .write import check_target, dump_json, staged, write_file
 
     rubric = rubric_mod.load(args.rubric)
     generated_at, moment = generation_time()
     cwd = Path.cwd()
     target = _output_dir(args.output, "skill-doctor-compare", moment, cwd)
+    check_target(target, force=args.force, marker="compare.json")
     redact_secrets = not args.no_redact
     sides = []
     for label, path in (("A", args.a), ("B", args.b)):

@@ -157,6 +157,17 @@ def _refuse_unless_own(target: Path, marker: str) -> None:
                          f"file in it was written by skill-doctor); refusing to replace it")
 
 
+def check_target(target: Path, *, force: bool = False, marker: str = MARKER) -> None:
+    """Refuse an output directory that may not be written: one that exists, unless `force`
+    and skill-doctor wrote every file in it. Callers check before the work that fills it,
+    so a long grading is not thrown away over a name (`staged` checks again)."""
+    if target.exists() or target.is_symlink():
+        if not force:
+            raise UsageError(f"output directory {target.name} already exists; "
+                             f"choose another with -o or replace it with --force")
+        _refuse_unless_own(target, marker)
+
+
 @contextmanager
 def staged(target: Path, *, force: bool = False, marker: str = MARKER) -> Iterator[Path]:
     """A temporary directory beside `target` that becomes `target` when the block ends.
@@ -167,11 +178,7 @@ def staged(target: Path, *, force: bool = False, marker: str = MARKER) -> Iterat
     skill-doctor wrote every file in it (its manifest, holding `marker`), checked before
     anything is written and again just before it is removed.
     """
-    if target.exists() or target.is_symlink():
-        if not force:
-            raise UsageError(f"output directory {target.name} already exists; "
-                             f"choose another with -o or replace it with --force")
-        _refuse_unless_own(target, marker)
+    check_target(target, force=force, marker=marker)
     parent = target.parent
     tmp: Path | None = None
     created: list[Path] = []  # parent folders made here, removed again if the write fails
