@@ -19,6 +19,11 @@ _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry ep
           "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
           "failed_calls": "failed calls", "idle_stretch": "calls without progress",
           "same_spot": "edits of a spot the edit before had just written"}
+# The same, for one turn ("1 failed call").
+_WORD = {"plan_updates": "todo/plan update", "retries": "call inside a retry episode",
+         "repeated_reads": "repeated read", "lookup_streak": "lookup that could have joined others",
+         "failed_calls": "failed call", "idle_stretch": "call without progress",
+         "same_spot": "edit of a spot the edit before had just written"}
 
 
 @detector("turns_per_work", causes=_CAUSES, plans_allowed=(int, 3), lookup_streak=(int, 3),
@@ -102,7 +107,7 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     by_cause: dict[str, list[int]] = {}
     for index, cause in sorted(avoidable.items()):
         by_cause.setdefault(cause, []).append(index)
-    parts = [f"{len(turns)} {_WORDS[cause]}" for cause, turns in
+    parts = [f"{len(turns)} {(_WORD if len(turns) == 1 else _WORDS)[cause]}" for cause, turns in
              sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), _CAUSES.index(kv[0])))]
     summary = (f"{count} of {rounds} turns were avoidable" + (f": {', '.join(parts)}" if parts else "")
                if count else f"no avoidable turns in {rounds}")
