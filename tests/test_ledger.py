@@ -129,6 +129,20 @@ def test_a_prompt_log_keeps_each_prompt_as_its_own_request():
         (1, ledger.CHANGE), (2, ledger.QUESTION), (3, ledger.CHANGE)]
 
 
+@pytest.mark.parametrize("first, kind", [
+    # A short first message that asks in words the ledger has no verb for still asks.
+    ("Help me pick a web framework", ledger.QUESTION),
+    ("Read the package.json file", ledger.QUESTION),
+    # A greeting, a harness's warm-up or an acknowledgement asks for nothing.
+    ("hi there", ledger.FOLLOW_UP),
+    ("Warmup", ledger.FOLLOW_UP),
+    ("ok thanks", ledger.FOLLOW_UP),
+])
+def test_a_short_first_message_that_is_no_greeting_is_a_request(first, kind):
+    turns = _turns((Role.USER, first), (Role.ASSISTANT, "Hono or Elysia, both minimal and fast."))
+    assert [(r.turn, r.kind) for r in ledger.build(turns)] == [(1, kind)]
+
+
 def test_two_messages_before_the_answer_are_one_request():
     turns = _turns((Role.USER, "Figma URL: https://example.com/design/1"),
                    (Role.USER, "Write production grade React code for the given Figma design."),

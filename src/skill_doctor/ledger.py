@@ -81,6 +81,10 @@ _ACK = re.compile(
     r"|keep going|next|approved?|confirm(ed)?|right|correct|exactly|agreed|fine|done|y|👍|✅)"
     r"(\W+(ok(ay)?|yes|thanks?|please|pls|go ahead|do it|continue|proceed|that|it|now|then"
     r"|lgtm|great|perfect|sure))*\W*$", re.I)
+# A first message that only opens the conversation (or a harness's warm-up of a subagent).
+_GREETING = re.compile(r"^\W*(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening)"
+                       r"|warm ?up|ping|test(?:ing)?|/?clear)\b(?:\W+(?:there|claude|codex|gemini"
+                       r"|again|everyone|all|team|1|2|3))*\W*$", re.I)
 _GO_AHEAD = re.compile(r"^\W*(ok(ay)?|yes|yep|yeah|sure|go( ahead)?|do it|proceed|please do"
                        r"|let'?s do it|sounds good|approved?|continue)\b", re.I)
 _OFFER = re.compile(r"\b(would you like me to|do you want me to|want me to|shall i|should i"
@@ -361,6 +365,12 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
             kind = FOLLOW_UP
         if kind == FOLLOW_UP and not drafts and len(text.split()) > 12:
             kind = CHANGE  # a first message that describes a problem asks to solve it
+        elif kind == FOLLOW_UP and not drafts and len(text.split()) >= 3 and \
+                not _GREETING.match(text) and not _ACK.match(text):
+            # A short first message that neither greets nor orders a change in words the
+            # ledger knows ("Help me pick a web framework", "Read the package.json file")
+            # still asks for something: judged by the answer, like a question.
+            kind = QUESTION
         main = last_main
         if main is not None and kind != FOLLOW_UP and _restates(text, main["text"]):
             main["restated"].append(turn.index)
