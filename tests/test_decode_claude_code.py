@@ -97,6 +97,20 @@ def test_failed_edit_changes_nothing(tmp_path):
     assert t.turns[1].is_error and t.turns[1].edits == ()
 
 
+def test_the_placeholder_for_an_empty_output_is_no_output(tmp_path):
+    # Claude Code 2.x writes this text where a command printed nothing.
+    records = [env("user", "u01", message={"role": "user", "content": "Start the server"})]
+    for n, output in ((2, "(Bash completed with no output)"), (4, "(Bash completed with no output) see")):
+        records += [
+            env("assistant", f"u{n:02d}", message={"id": f"m{n}", "role": "assistant", "content": [
+                {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": ":"}}]}),
+            env("user", f"u{n + 1:02d}", message={"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"t{n}", "content": output}]})]
+    t = decode_file(write_lines(tmp_path, records))
+    assert [turn.tool_output for turn in t.turns[1:]] == ["", "(Bash completed with no output) see"]
+    assert t.turns[1].exit_code == 0
+
+
 def test_non_utf8_bytes_are_tolerated_and_noted(tmp_path):
     line = json.dumps(env("user", "u01", message={"role": "user", "content": "hi there friend"}))
     path = tmp_path / "s.jsonl"

@@ -616,7 +616,7 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             # `python -c "import fasttext; fasttext.load_model(...)"` after editing fasttext
             # runs the changed code; a `python -c` that imports nothing changed only looks.
             check_kind = "run"
-        if check_kind is None and kind is ToolKind.SHELL and _launches_in_background(turn):
+        if check_kind is None and kind is ToolKind.SHELL and launches_in_background(turn):
             written.launched[None] = command
             started = _BACKGROUND_ID.search(turn.tool_output or "")
             if started:
@@ -713,13 +713,37 @@ _BACKGROUND_EXIT = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>")
 _BACKGROUND_ID = re.compile(r"running in background with ID: (\w+)")
 
 
-def _launches_in_background(turn: Turn) -> bool:
-    """Whether a shell call started its program in the background (`server &`, or the
-    harness's own run-in-background option)."""
+# Programs told to detach themselves (`qemu ... -daemonize`, `docker run -d`, `nohup`).
+_DETACHES = re.compile(r"\s-daemonize\b|\s--daemon(?:ize)?\b|\s--detach\b|^(?:nohup|setsid)\s"
+                       r"|^(?:docker|podman)\s+(?:compose\s+)?(?:run|up|start)\b.*\s-d\b")
+
+
+def launches_in_background(turn: Turn) -> bool:
+    """Whether a shell call started a program that keeps running after the call returned
+    (`server &`, the harness's own run-in-background option, a daemonizing flag)."""
     if (turn.tool_input or {}).get("run_in_background") is True:
         return True
     command = (turn.command or "").rstrip()
-    return command.endswith("&") and not command.endswith("&&")
+    if command.endswith("&") and not command.endswith("&&"):
+        return True
+    return bool(command) and any(_DETACHES.search(segment) for segment in command_segments(command))
+
+
+# Commands that look at a running program: its process, its port, its log, or a request to it.
+_PROBES = re.compile(r"^(?:ps|pgrep|pidof|ss|netstat|lsof|nc|ncat|telnet|curl|wget|http|xh|tail"
+                     r"|journalctl|systemctl\s+(?:status|is-active)|service\s+\S+\s+status"
+                     r"|(?:docker|podman)\s+(?:compose\s+)?(?:ps|logs|inspect))\b")
+
+
+def probes_running(turn: Turn) -> bool:
+    """Whether a call looked at a running program and got an answer (a process listed, a
+    port answering, a log line, the harness's view of a background job)."""
+    if tool_failed(turn) or not (turn.tool_output or "").strip():
+        return False
+    if (turn.tool_name or "") in _BACKGROUND_OUTPUT:
+        return _background_outcome(turn.tool_output or "") is True
+    return bool(turn.command) and any(_PROBES.match(segment)
+                                      for segment in command_segments(turn.command))
 
 
 def _background_outcome(output: str) -> bool | None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .builder import TranscriptBuilder
-from .claude_code import classify_user_text, result_outcome, result_text
+from .claude_code import classify_user_text, result_outcome, result_text, tool_output
 from .fields import items, text_or_none, tool_arguments
 from .jsonl import UNREADABLE, read_document
 
@@ -139,6 +139,7 @@ def _step(b: TranscriptBuilder, step: dict, position: int, tool_names: dict[str,
         else:
             output = _METADATA_TRAILER.sub("", result_text(result.get("content")))
             is_error = bool(extra.get("tool_result_is_error"))
+        output = tool_output(output)
         is_error, exit_code, structured = result_outcome(
             tool_names.get(call_id or "", ""), output, is_error, metadata.get("tool_use_result"))
         b.tool_result(call_id, output, is_error=is_error, exit_code=exit_code,

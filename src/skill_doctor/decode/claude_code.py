@@ -268,6 +268,16 @@ def _assistant(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: 
             b.skip("thinking")
 
 
+# What Claude Code writes in place of an empty output (2.x): the call printed nothing.
+_NO_OUTPUT = re.compile(r"\(\w+ completed with no output\)")
+
+
+def tool_output(output: str) -> str:
+    """A tool result's text as the program printed it: Claude Code's placeholder for an empty
+    output ("(Bash completed with no output)") is no output. Shared with the ATIF decoder."""
+    return "" if len(output) < 48 and _NO_OUTPUT.fullmatch(output.strip()) else output
+
+
 def result_outcome(name: str, output: str, is_error: bool,
                    structured: Any) -> tuple[bool, int | None, dict | None]:
     """(is_error, exit code, structured result) of a Claude Code tool result.
@@ -306,7 +316,7 @@ def _user(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: str |
         btype = block.get("type")
         if btype == "tool_result":
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
-            output = result_text(block.get("content"))
+            output = tool_output(result_text(block.get("content")))
             is_error, exit_code, result = result_outcome(
                 tool_names.get(call_id or "", ""), output, bool(block.get("is_error")), structured)
             b.tool_result(call_id, output, is_error=is_error, exit_code=exit_code, result=result,

@@ -7,7 +7,7 @@ import re
 from typing import Any, Mapping
 
 from ..facts import Check, Facts, changes_system, changing_segments, command_segments, \
-    is_doc_file, relative_path, word_count
+    is_doc_file, launches_in_background, probes_running, relative_path, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
 from ..text import harness_cut, sentences
@@ -229,14 +229,17 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
             return _judge_by_answer(request, served)
         commands = [t for t in tools if t.kind is ToolKind.SHELL and t.command
                     and t.index not in facts.failed and t.index not in session.check_turns
-                    and changes_system(t.command)]
+                    and (changes_system(t.command) or launches_in_background(t))]
         if commands:
             # Done through commands (packages installed, permissions set, files archived or
-            # removed): judged by the checks after the last of them, like an edit.
+            # removed, a service started): judged by the checks after the last of them, like
+            # an edit.
             last = commands[-1].index
             decided = [c for c in facts.checks_between(last, request.end) if c.passed is not None]
             if decided:
                 return (3, [], []) if decided[-1].passed else _failed_check(facts, decided[-1])
+            if launches_in_background(commands[-1]):
+                return _judge_started(commands[-1], tools)
             if _shown_after(commands, [t for t in tools if t.index > last
                                        and t.index not in facts.failed],
                             facts.transcript.cwd):
@@ -366,7 +369,25 @@ def _judge_operation(facts: Facts, request: Request, served: list, session: _Ses
             check.passed is not None
         if last.index in facts.failed and not reported:
             return 1, [Evidence(last.index, f"the {op} failed and was not redone")], ["last_call_failed"]
+        launch = next((t for t in reversed(runs) if launches_in_background(t)
+                       and t.index not in facts.failed), None)
+        if launch is not None:
+            # "Start the server": the last program it started in the background.
+            decided = [c for c in facts.checks_between(launch.index, request.end)
+                       if c.passed is not None]
+            if decided:
+                return (3, [], []) if decided[-1].passed else _failed_check(facts, decided[-1])
+            return _judge_started(launch, tools)
     return 3, [], []
+
+
+def _judge_started(launch, tools: list) -> tuple[int, list[Evidence], list[str]]:
+    """A program started in the background returns at once, whether or not it works: it is
+    shown running only by a look at it after (its process, its port, its log)."""
+    if any(t.index > launch.index and probes_running(t) for t in tools):
+        return 3, [], []
+    return 2, [Evidence(launch.index, "started in the background, and nothing after it shows "
+                                      "it running")], ["no_check"]
 
 
 def _plain(sentence: str) -> str:
