@@ -46,3 +46,12 @@ def test_bash_exit_codes_and_user_shell():
     assert failed and all(x.is_error for x in failed)
     assert any(x.meta == "bash-mode" for x in t.turns)  # the user's own `!` command
     assert sum(1 for x in t.turns if x.meta == "compaction") == 1
+
+
+@needs_corpus
+def test_the_placeholder_for_no_output_is_no_output():
+    t = decode_file(CORPUS / "pi" / "pi-mono_session.jsonl")
+    bash = [x for x in t.turns if x.tool_name == "bash"]
+    assert not any((x.tool_output or "").startswith("(no output)") for x in bash)
+    assert any(x.tool_output == "" and x.exit_code == 0 for x in bash)
+    assert any(x.tool_output == "Command exited with code 1" and x.exit_code == 1 for x in bash)

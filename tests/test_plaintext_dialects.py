@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FIXTURES
+from conftest import CORPUS, FIXTURES, needs_corpus
 
 from skill_doctor import facts
 from skill_doctor.decode import decode_file
@@ -116,6 +116,13 @@ def test_claude_tui_v1():
     assert edit.tool_input["new_string"] == "# Demo\nThe demo project\n"
     assert edit.edits and edit.edits[0].path == "README.md"
     assert t.turns[4].tool_input == {"command": 'git commit -am "Fix typo"'}
+
+
+@needs_corpus
+def test_claude_tui_shows_a_silent_call_as_no_content():
+    t = decode_file(CORPUS / "claude-export" / "algo_claude-20250813-214119-configure-commit-command.txt")
+    adds = [x for x in t.turns if x.command and x.command.startswith("git add")]
+    assert adds and all(x.tool_output == "" for x in adds)
 
 
 def test_claude_tui_v2_errors_and_collapsed_calls():

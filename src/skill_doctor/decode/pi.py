@@ -25,6 +25,7 @@ HARNESS = "pi"
 
 _HEADER = re.compile(r'^\{"type"\s*:\s*"session"\s*,[^\n]*"cwd"')
 _EXITED = re.compile(r"Command exited with code (-?\d+)\s*$")
+_NO_OUTPUT = re.compile(r"^\(no output\)(?:\s*$|\n+(?=Command exited with code))")
 
 
 def sniff(head: str) -> bool:
@@ -155,6 +156,9 @@ def _entry(b: TranscriptBuilder, rec: dict, lineno: int) -> None:
                 exit_code = _exit_code(match.group(1))
             elif not is_error:
                 exit_code = 0
+        if str(message.get("toolName")) == "bash":
+            # Pi writes "(no output)" where the command printed nothing.
+            output = _NO_OUTPUT.sub("", output, count=1)
         call_id = message.get("toolCallId") if isinstance(message.get("toolCallId"), str) else None
         b.tool_result(call_id, output, is_error=is_error, exit_code=exit_code, line=lineno,
                       timestamp=ts)

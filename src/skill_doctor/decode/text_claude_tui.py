@@ -111,6 +111,8 @@ def _call_of(head: str) -> tuple[str, str | None] | None:
 def _emit(b: TranscriptBuilder, call: dict[str, Any]) -> None:
     display, args = call["name"], call["args"]
     output = "\n".join(call["results"]).strip("\n")
+    if output.strip() == "(No content)":
+        output = ""  # what the screen shows for a call that printed nothing
     if display == "Update Todos":
         name, tool_input = "TodoWrite", {}
     elif args is None:
