@@ -98,16 +98,19 @@ def test_failed_edit_changes_nothing(tmp_path):
 
 
 def test_the_placeholder_for_an_empty_output_is_no_output(tmp_path):
-    # Claude Code 2.x writes this text where a command printed nothing.
+    # Claude Code 2.x writes this text where a command printed nothing, and adds a note
+    # when the shell went back to the project folder.
     records = [env("user", "u01", message={"role": "user", "content": "Start the server"})]
-    for n, output in ((2, "(Bash completed with no output)"), (4, "(Bash completed with no output) see")):
+    for n, output in ((2, "(Bash completed with no output)"), (4, "(Bash completed with no output) see"),
+                      (6, "built\nShell cwd was reset to /p"), (8, "Shell cwd was reset to /p")):
         records += [
             env("assistant", f"u{n:02d}", message={"id": f"m{n}", "role": "assistant", "content": [
                 {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": ":"}}]}),
             env("user", f"u{n + 1:02d}", message={"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": f"t{n}", "content": output}]})]
     t = decode_file(write_lines(tmp_path, records))
-    assert [turn.tool_output for turn in t.turns[1:]] == ["", "(Bash completed with no output) see"]
+    assert [turn.tool_output for turn in t.turns[1:]] == [
+        "", "(Bash completed with no output) see", "built", ""]
     assert t.turns[1].exit_code == 0
 
 

@@ -272,10 +272,19 @@ def _assistant(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: 
 _NO_OUTPUT = re.compile(r"\(\w+ completed with no output\)")
 
 
+# The note Claude Code adds when a command left the project folder (`cd /tmp && ...`).
+_CWD_RESET = re.compile(r"(?:\n?\[stderr\]\n*|\n)?\n?Shell cwd was reset to [^\n]*\s*$")
+
+
 def tool_output(output: str) -> str:
     """A tool result's text as the program printed it: Claude Code's placeholder for an empty
-    output ("(Bash completed with no output)") is no output. Shared with the ATIF decoder."""
-    return "" if len(output) < 48 and _NO_OUTPUT.fullmatch(output.strip()) else output
+    output ("(Bash completed with no output)") is no output, and its note that the shell
+    went back to the project folder is no part of it. Shared with the ATIF decoder."""
+    if len(output) < 48 and _NO_OUTPUT.fullmatch(output.strip()):
+        return ""
+    if "Shell cwd was reset" in output[-300:]:
+        return _CWD_RESET.sub("", output)
+    return output
 
 
 def result_outcome(name: str, output: str, is_error: bool,
