@@ -47,6 +47,11 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("Can you train a fasttext model on the yelp data in data/?", ledger.CHANGE),
     ("please copy the xml file from the exports folder to the local directory", ledger.CHANGE),
     ("Is the archive sorted by date?", ledger.QUESTION),
+    # "do not ..." forbids; it asks nothing. What is left after the prohibition decides.
+    ("do not write code. just the doc", ledger.FOLLOW_UP),
+    ("Don't change anything, just explain the parser", ledger.QUESTION),
+    ("please understand where you were and continue", ledger.FOLLOW_UP),
+    ("do you think the parser handles tabs", ledger.QUESTION),
     # The issue link a message opens with is not how it asks.
     ("https://github.com/o/r/issues/295\n\nany clean suggestion for this? we can make sdk.ts "
      "read the key", ledger.QUESTION),

@@ -102,6 +102,10 @@ _QUESTION_OPENING = re.compile(
     r"|would|will|explain|tell me|describe|show me|investigate|look into|find out|figure out"
     r"|research|review|analy[sz]e|audit|explore|understand|diagnose|summari[sz]e|check|compare"
     r"|list|trace|troubleshoot|evaluate|assess|recommend|suggest|any)\b", re.I)
+# "Do not write code, just the doc" opens with "do" but forbids: no question.
+_PROHIBITION = re.compile(r"^\s*(?:do|does|did)(?:\s+not|n'?t)\b", re.I)
+# What is left of a message once its prohibition is taken out: "..., just explain".
+_FILLER = re.compile(r"^[\W_]*(?:(?:just|only|please|simply|but|instead|rather)\W+)*", re.I)
 _BARE_ANY = re.compile(r"^\s*any\b(?!.*\?)", re.I | re.S)  # "any ..." asks only with a "?"
 # A link the message opens with (the issue it is about) is not how the message asks.
 _LEADING_LINKS = re.compile(r"^(?:\s*<?\S+://\S+>?\s*\n)+")
@@ -248,9 +252,13 @@ def classify(text: str, previous_answer: str = "") -> str:
         if _INVESTIGATION.match(_LEADING_LINKS.sub("", text)) and _operations(text) == ("run",):
             return QUESTION
         return OPERATION
-    if _QUESTION_OPENING.match(_LEADING_LINKS.sub("", text)) and not _BARE_ANY.match(text) \
-            or "?" in re.sub(r"\S+://\S+", "", text):
+    opening = _LEADING_LINKS.sub("", text)
+    if _QUESTION_OPENING.match(opening) and not _BARE_ANY.match(text) \
+            and not _PROHIBITION.match(opening) or "?" in re.sub(r"\S+://\S+", "", text):
         return QUESTION
+    allowed = _without_negated(opening)
+    if allowed != opening and _INVESTIGATION.match(_FILLER.sub("", allowed)):
+        return QUESTION  # "Don't change anything, just explain the parser"
     # Words that neither ask nor order ("M-Claude", "I'm using Ghostty", "I set that on
     # purpose") inform the request before them; `build` takes a first message that only
     # describes a problem as the request to solve it.
