@@ -58,6 +58,9 @@ def test_rule_case(tmp_path, criterion, case):
     if "summary" in case["expect"]:  # the measurement's one line, as the finding shows it
         actual["summary"] = result.measurement.summary if result.measurement else None
         expected["summary"] = case["expect"]["summary"]
+    if "notes" in case["expect"]:  # what the finding says of each cited turn
+        actual["notes"] = [e.note for e in result.measurement.evidence] if result.measurement else []
+        expected["notes"] = case["expect"]["notes"]
     if "causes" in case["expect"]:  # what the finding says went wrong, most costly first
         actual["causes"] = list(result.measurement.causes) if result.measurement else []
         expected["causes"] = case["expect"]["causes"]

@@ -403,8 +403,9 @@ def _describe(ep: _Episode, facts: Facts) -> str:
     if ep.cause == "test_rewritten":
         return f"a check failed and the test, not the code, was changed to pass (turns {shown})"
     if ep.cause == "same_error":
-        return (f"{first.tool_name} was refused and called again "
-                f"{_plural(len(ep.turns) - 1, 'time')} with the same refusal (turns {shown})")
+        # A refusal or an error: the call was made again and ended the same way.
+        return (f"{first.tool_name} ended with the same error again (turns {shown}): "
+                f"{ep.what[:120]}")
     return (f"{first.tool_name} failed and was tried again {_plural(len(ep.turns) - 1, 'time')} "
             f"(turns {shown}): {ep.what[:120]}")
 
