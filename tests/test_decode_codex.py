@@ -11,14 +11,15 @@ from skill_doctor.model import Role, ToolKind
 
 # (turns, real user turns, tool calls, edits), checked against the files: user turns equal the
 # `event_msg/user_message` count, tool calls the function_call + custom_tool_call (+ web
-# search) count; edits are apply_patch files plus `cat > f <<EOF` writes.
+# search) count less the write_stdin calls that only poll a running command (they are part of
+# the call that started it); edits are apply_patch files plus `cat > f <<EOF` writes.
 EXPECTED = {
     "0h-n0_local-voice-assistant-codex_2025-12-26T01-48-36.jsonl": (8, 1, 4, 0),
     "Hoper-J_cpolar-connect_2025-09-16T12-47-48.jsonl": (68, 6, 51, 13),
     "Kooksun_Lotto645_2025-11-07T09-19-52.jsonl": (99, 2, 93, 11),
     "Monotoba_OpenPrintKit_2025-10-31T19-02-58.jsonl": (526, 63, 400, 234),
-    "Quelklef_shell-ws_2026-03-18T11-04-43.jsonl": (432, 71, 222, 79),  # + a compaction
-    "Xu-Wentao_dotfile_2026-04-08T22-02-46.jsonl": (57, 3, 34, 0),
+    "Quelklef_shell-ws_2026-03-18T11-04-43.jsonl": (372, 71, 162, 79),  # + a compaction; 60 polls
+    "Xu-Wentao_dotfile_2026-04-08T22-02-46.jsonl": (51, 3, 28, 0),  # 6 polls
     "aneesh199608_dslint_2025-12-09T14-27-29.jsonl": (59, 4, 51, 4),
 }
 
@@ -60,8 +61,14 @@ def test_exit_codes_in_every_form():
     assert first.exit_code == 0 and not first.tool_output.startswith("Exit code")
     unified = decode_file(CORPUS / "codex" / "Xu-Wentao_dotfile_2026-04-08T22-02-46.jsonl")
     assert any(x.exit_code == 1 and x.is_error for x in unified.turns)
-    running = [x for x in unified.turns if x.tool_name == "write_stdin" and x.exit_code is None]
-    assert running  # "Process running with session ID": no exit code yet
+    # A command still running when exec_command returned ends as its write_stdin polls say:
+    # one turn with the whole output and the final exit code, no poll turns.
+    assert not any(x.tool_name == "write_stdin" for x in unified.turns)
+    polled = decode_file(CORPUS / "codex" / "Quelklef_shell-ws_2026-03-18T11-04-43.jsonl")
+    check = next(x for x in polled.turns if x.command and x.command.startswith("nix-shell")
+                 and "cargo check" in x.command)
+    assert check.exit_code == 101 and check.is_error
+    assert "Process running" not in check.tool_output and "could not compile" in check.tool_output
 
 
 @needs_corpus
@@ -120,3 +127,38 @@ def test_sniffing_does_not_claim_other_jsonl():
     assert codex.sniff('{"timestamp":"2025-01-01T00:00:00Z","type":"session_meta","payload":{}}')
     assert not codex.sniff('{"type":"message","role":"user","content":"hi"}')
     assert sniff('{"type":"session","id":"x","timestamp":"t","cwd":"/"}').HARNESS == "pi"
+
+
+def test_polls_of_a_running_command_end_the_call_that_started_it(tmp_path):
+    import json
+
+    def item(payload):
+        return json.dumps({"timestamp": "2026-03-18T11:04:43.000Z", "type": "response_item",
+                           "payload": payload})
+
+    def call(call_id, name, args):
+        return item({"type": "function_call", "name": name, "arguments": json.dumps(args),
+                     "call_id": call_id})
+
+    def output(call_id, text):
+        return item({"type": "function_call_output", "call_id": call_id, "output": text})
+
+    running = "Chunk ID: a1\nWall time: 1.0 seconds\nProcess running with session ID 7\nOutput:\n"
+    lines = [
+        json.dumps({"timestamp": "2026-03-18T11:04:43.000Z", "type": "session_meta",
+                    "payload": {"id": "s1", "cwd": "/p", "cli_version": "0.105.0"}}),
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Run the tests"}]}),
+        call("c1", "exec_command", {"cmd": "pytest -q"}),
+        output("c1", running + "collecting ..."),
+        call("c2", "write_stdin", {"session_id": 7, "chars": ""}),
+        output("c2", running + "...."),
+        call("c3", "write_stdin", {"session_id": 7, "chars": ""}),
+        output("c3", "Chunk ID: a3\nWall time: 2.0 seconds\nProcess exited with code 1\nOutput:\n1 failed, 3 passed"),
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "One test fails."}]}),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    t = decode_file(path)
+    tools = [x for x in t.turns if x.role is Role.TOOL]
+    assert [(x.tool_name, x.exit_code, x.is_error) for x in tools] == [("exec_command", 1, True)]
+    assert tools[0].tool_output == "collecting ...\n....\n1 failed, 3 passed"

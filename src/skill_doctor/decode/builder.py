@@ -146,14 +146,27 @@ class TranscriptBuilder:
 
     def tool_result(self, call_id: str | None, output: str | None, *, is_error: bool = False,
                     exit_code: int | None = None, result: Mapping[str, Any] | None = None,
-                    line: int = 0, timestamp: str | None = None) -> None:
-        """The result of an earlier call. A result with no known call becomes its own tool turn."""
+                    line: int = 0, timestamp: str | None = None) -> dict[str, Any]:
+        """The result of an earlier call. A result with no known call becomes its own tool turn.
+        Returns the call's turn, for a decoder that later delivers more of its output."""
         turn = self._open_calls.pop(call_id, None) if call_id else None
         if turn is None:
             self._notes_once("tool results without a matching call")
             turn = self._add(role=Role.TOOL, tool_name="unknown", tool_input={}, line=line,
                              timestamp=timestamp)
         self._fill(turn, output, is_error, exit_code, result)
+        return turn
+
+    def later_output(self, turn: dict[str, Any], output: str, *, is_error: bool = False,
+                     exit_code: int | None = None) -> None:
+        """The output so far of a call whose program kept running after it returned (polled
+        later for what it printed since, and how it ended): it replaces the turn's output, and
+        its exit code and failure replace the turn's, so the call is one turn that ends as the
+        program did rather than a run of polls."""
+        turn["tool_output"] = clip_output(output, OUTPUT_CHARS)
+        turn["output_length"] = len(output)
+        turn["exit_code"] = exit_code
+        turn["is_error"] = bool(is_error) or (exit_code not in (None, 0))
 
     def tool(self, name: str | None, tool_input: Any, output: str | None, *,
              is_error: bool = False, exit_code: int | None = None,

@@ -51,6 +51,23 @@ _TAGGED_BLOCK = re.compile(r"^<([a-z_][a-z_ -]*)>.*</\1>\s*$", re.DOTALL)
 _EXIT_TEXT = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
 _EXIT_UNIFIED = re.compile(r"^Process exited with code (-?\d+)", re.MULTILINE)
 _OUTPUT_MARK = re.compile(r"^Output:\n", re.MULTILINE)
+# Unified exec: the program is still running; `write_stdin` with this session id reads on.
+_RUNNING = re.compile(r"^Process running with session ID (\d+)", re.MULTILINE)
+_KEEP_RUNNING = 64 * 1024  # of a running program's output, the latest part is kept
+
+
+def _polled_session(name: str, args: Any) -> str | None:
+    """The session a `write_stdin` call only reads from (it sends no characters), or None."""
+    if name != "write_stdin" or not isinstance(args, dict) or args.get("chars") not in ("", None):
+        return None
+    session = args.get("session_id")
+    return str(session) if isinstance(session, (int, str)) and not isinstance(session, bool) else None
+
+
+def _printed(text: str) -> str:
+    """What a unified-exec output says the program printed: the part after its header."""
+    body = _OUTPUT_MARK.search(text, 0, 1000)
+    return text[body.end():] if body else text
 
 
 def sniff(head: str) -> bool:
@@ -182,6 +199,10 @@ class _State:
     def __init__(self, b: TranscriptBuilder) -> None:
         self.b = b
         self.exit_codes: dict[str, int] = {}  # from exec_command_end events, by call id
+        # Programs still running when their exec_command returned, by session id: the call's
+        # turn and the output it has printed so far (write_stdin polls deliver the rest).
+        self.running: dict[str, tuple[dict, str]] = {}
+        self.polls: dict[str, str] = {}  # a polling write_stdin's call id -> its session id
         # real user messages seen as response items and not yet matched by their event twin
         self.unmatched_user = 0
         self.model: str | None = None  # the model of the latest turn_context
@@ -230,6 +251,13 @@ class _State:
             args = _json_object(raw) if isinstance(raw, str) else raw
             if args is None:
                 args = {"input": raw} if raw not in (None, "") else {}
+            session = _polled_session(name, args)
+            if session is not None and session in self.running and isinstance(_id(p), str):
+                # Reading more of a running program's output is part of the call that started
+                # it, not a call of its own.
+                self.polls[_id(p)] = session
+                b.skip("poll-of-running-command")
+                return
             b.tool_call(_id(p), name, args, line=lineno, timestamp=ts)
         elif itype == "custom_tool_call":
             b.tool_call(_id(p), str(p.get("name") or "unknown"), {"input": p.get("input", "")},
@@ -245,7 +273,22 @@ class _State:
             text, code, failed = parse_output(p.get("output"))
             if code is None and call_id in self.exit_codes:
                 code = self.exit_codes.pop(call_id)
-            b.tool_result(call_id, text, is_error=failed, exit_code=code, line=lineno, timestamp=ts)
+            session = self.polls.pop(call_id, None) if isinstance(call_id, str) else None
+            if session is not None:
+                turn, before = self.running.pop(session)
+                printed = _printed(text)
+                body = f"{before}\n{printed}" if before and printed else before or printed
+                running = _RUNNING.search(text[:400])
+                if running:
+                    self.running[session] = (turn, body[-_KEEP_RUNNING:])
+                b.later_output(turn, text[:running.end()] + "\n" + body if running else body,
+                               is_error=failed, exit_code=code)
+                return
+            turn = b.tool_result(call_id, text, is_error=failed, exit_code=code, line=lineno,
+                                 timestamp=ts)
+            running = _RUNNING.search(text[:400]) if code is None else None
+            if running:
+                self.running[running.group(1)] = (turn, _printed(text)[-_KEEP_RUNNING:])
         elif itype == "web_search_call":
             action = p.get("action") if isinstance(p.get("action"), dict) else {}
             b.tool("web_search", {"query": action.get("query", "")}, None, line=lineno, timestamp=ts)
