@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from ..diffs import changed_lines
 from ..facts import Facts
+from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX, _SCRATCH, _TEST_FILE
 
@@ -107,10 +108,49 @@ def _unlearned_conventions(facts: Facts, created: set[str]) -> list[tuple[int, s
         else:
             seen = any(p.lower().endswith(kind) for p in earlier)
             what = f"new {kind} code, without reading any existing {kind} file first"
-        if not seen:
+        if not seen and not _shown_absent(facts, kind, first, created):
             found.append((first, f"{path}: {what}, so the project's conventions were never "
                                  f"looked at", "unlearned"))
     return found
+
+
+# A file name in a tool output (`src/app.ts`, `test_pager.py:12:`), outside the folders of
+# dependencies and tools, whose conventions are not the project's.
+_LISTED_NAME = re.compile(r"(?<![\w./-])((?:[\w.@-]+/)*[\w.-]+\.[A-Za-z0-9]+)\b")
+_NOT_THE_PROJECTS = re.compile(r"(^|/|['\"])(node_modules|vendor|site-packages|dist|build|target"
+                               r"|\.venv|venv|\.git|__pycache__)/")
+
+
+def _shown_absent(facts: Facts, kind: str, before: int, created: set[str]) -> bool:
+    """Whether the session showed that the project has no file of this kind ("test" or a
+    suffix) to learn from: it listed the project before `before`, and no file of the kind
+    that existed before the session appears anywhere (edited without being created, read, or
+    named in a tool output before `before`). A new project has no conventions to read first;
+    a project never listed may have them."""
+    if not any(facts.turn(i).kind is ToolKind.LIST for i in facts.explorations if i < before):
+        return False
+    return not _existing_of_kind(facts, kind, before, created)
+
+
+def _existing_of_kind(facts: Facts, kind: str, before: int, created: set[str]) -> bool:
+    """Whether the session shows a file of this kind that existed before it (see
+    _shown_absent)."""
+    def of_kind(path: str) -> bool:
+        if _NOT_THE_PROJECTS.search(path) or path in created:
+            return False
+        return bool(_TEST_FILE.search(path)) if kind == "test" else path.lower().endswith(kind)
+
+    if any(of_kind(p) for p in facts.edits_by_path) or any(of_kind(p) for _, p in facts.reads):
+        return True
+    for turn in facts.tool_turns:
+        if turn.index >= before:
+            break
+        if any(_NOT_THE_PROJECTS.search(word) for word in
+               (*(turn.command or "").split(), *turn.paths)):
+            continue  # a look inside a dependency lists its files by their bare names
+        if any(of_kind(name) for name in _LISTED_NAME.findall(turn.tool_output or "")):
+            return True
+    return False
 
 
 def _indent_kind(lines: list[str]) -> str | None:
