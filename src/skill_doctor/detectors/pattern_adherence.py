@@ -142,13 +142,18 @@ def _existing_of_kind(facts: Facts, kind: str, before: int, created: set[str]) -
 
     if any(of_kind(p) for p in facts.edits_by_path) or any(of_kind(p) for _, p in facts.reads):
         return True
+    words = ("test", "spec") if kind == "test" else (kind,)
     for turn in facts.tool_turns:
         if turn.index >= before:
             break
         if any(_NOT_THE_PROJECTS.search(word) for word in
                (*(turn.command or "").split(), *turn.paths)):
             continue  # a look inside a dependency lists its files by their bare names
-        if any(of_kind(name) for name in _LISTED_NAME.findall(turn.tool_output or "")):
+        output = turn.tool_output or ""
+        folded = output.lower()
+        # A substring test first: most outputs name no file of the kind at all.
+        if any(word in folded for word in words) and \
+                any(of_kind(name) for name in _LISTED_NAME.findall(output)):
             return True
     return False
 
