@@ -207,8 +207,7 @@ def check_outcome(turn: Turn) -> bool | None:
         # A check's verdict is in its summary at the end (and a crash at the start): the
         # middle of a long log decides nothing, and skipping it keeps this cheap.
         output = output[:2000] + "\n" + output[-6000:]
-    folded = output.lower()
-    if any(word in folded for word in _FAILURE_WORDS) and _FAILED_OUTPUT.search(output):
+    if _summarises_failure(output):
         return False
     passed = _says_passed(output)
     masked = bool(turn.command and _MASKS_EXIT.search(turn.command))
@@ -241,6 +240,12 @@ def _says_passed(output: str) -> bool:
         if pattern.search(folded, start) is not None:
             return True
     return False
+
+
+def _summarises_failure(output: str) -> bool:
+    """Whether the output's own summary says it failed (`_FAILED_OUTPUT`)."""
+    folded = output.lower()
+    return any(word in folded for word in _FAILURE_WORDS) and _FAILED_OUTPUT.search(output) is not None
 
 
 def _failure_sign(output: str) -> bool:
@@ -759,11 +764,7 @@ def _background_outcome(output: str) -> bool | None:
         return False
     if state not in ("running", "completed"):
         return None
-    folded = output.lower()
-    if any(word in folded for word in _FAILURE_WORDS) and _FAILED_OUTPUT.search(output) \
-            or _failure_sign(output):
-        return False
-    return True
+    return not (_summarises_failure(output) or _failure_sign(output))
 
 
 # A compiler's output named on its command line (`gcc -O2 -o sqlite3 sqlite3.c`).

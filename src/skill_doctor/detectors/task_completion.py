@@ -235,9 +235,9 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
             # removed, a service started): judged by the checks after the last of them, like
             # an edit.
             last = commands[-1].index
-            decided = [c for c in facts.checks_between(last, request.end) if c.passed is not None]
-            if decided:
-                return (3, [], []) if decided[-1].passed else _failed_check(facts, decided[-1])
+            judged = _judged_by_checks(facts, last, request.end)
+            if judged is not None:
+                return judged
             if launches_in_background(commands[-1]):
                 return _judge_started(commands[-1], tools)
             if _shown_after(commands, [t for t in tools if t.index > last
@@ -373,12 +373,19 @@ def _judge_operation(facts: Facts, request: Request, served: list, session: _Ses
                        and t.index not in facts.failed), None)
         if launch is not None:
             # "Start the server": the last program it started in the background.
-            decided = [c for c in facts.checks_between(launch.index, request.end)
-                       if c.passed is not None]
-            if decided:
-                return (3, [], []) if decided[-1].passed else _failed_check(facts, decided[-1])
-            return _judge_started(launch, tools)
+            judged = _judged_by_checks(facts, launch.index, request.end)
+            return judged if judged is not None else _judge_started(launch, tools)
     return 3, [], []
+
+
+def _judged_by_checks(facts: Facts, after: int, end: int
+                      ) -> tuple[int, list[Evidence], list[str]] | None:
+    """Done (3) when the last check that told pass or fail after turn `after` (up to `end`)
+    passed, judged as failed when it failed; None when none told."""
+    decided = [c for c in facts.checks_between(after, end) if c.passed is not None]
+    if not decided:
+        return None
+    return (3, [], []) if decided[-1].passed else _failed_check(facts, decided[-1])
 
 
 def _judge_started(launch, tools: list) -> tuple[int, list[Evidence], list[str]]:
