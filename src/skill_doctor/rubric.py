@@ -122,8 +122,13 @@ def _parse(text: str, source: str) -> tuple[Any, dict[tuple, int]]:
 
     loader = _yaml_loader()
     try:
-        node = yaml.compose(text, Loader=loader)
-        data = yaml.load(text, Loader=loader)
+        # One parse: the node tree gives the lines, and the same tree is constructed.
+        parser = loader(text)
+        try:
+            node = parser.get_single_node()
+            data = parser.construct_document(node) if node is not None else None
+        finally:
+            parser.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
