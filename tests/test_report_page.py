@@ -79,6 +79,10 @@ def test_code_quality_na_shows_reason_instead_of_a_bar(tmp_path):
     assert "made no code changes" in html
     page = parse(html)
     assert len([a for t, a in page.tags if t == "div" and "bar" in a.get("class", "")]) == 1
+    # "N/A" stands in the bar's place once, with the reason beside it, not again as a value.
+    summary = html.split('id="scale-code_quality"', 1)[1].split("<table", 1)[0]
+    assert summary.count("N/A") == 1
+    assert 'class="na">N/A: the session made no code changes' in summary
 
 
 def test_transcript_text_is_escaped(tmp_path):

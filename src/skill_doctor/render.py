@@ -79,7 +79,7 @@ nav.toc ul { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: 
 .bar.low span { background: #b3261e; }
 .bar.low span:nth-child(even) { background: #c9443b; }
 .value { font-weight: 700; text-align: right; font-variant-numeric: tabular-nums; }
-.na { color: var(--muted); }
+.na { color: var(--muted); grid-column: 2 / 4; }
 .reason { color: var(--muted); margin: -.3rem 0 .5rem; font-size: .95rem; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; font-size: .95rem; }
@@ -167,7 +167,7 @@ a.how { font-size: .85rem; white-space: nowrap; }
   .wrap { padding: 0 .85rem; }
   h1 { font-size: 1.6rem; }
   .scale { grid-template-columns: 1fr auto; }
-  .scale .bar { grid-column: 1 / 3; grid-row: 2; }
+  .scale .bar, .scale .na { grid-column: 1 / 3; grid-row: 2; }
   table { font-size: .85rem; }
   th, td { padding: .3rem .3rem; }
   .setup th { width: 7rem; }
@@ -470,8 +470,9 @@ def _bar(scale: ScaleScore, linked: set[str], h, explained: bool = False,
     with h.div(cls="scale"):
         h.span(title, cls="name", id=f"scale-{scale.name}")
         if scale.score is None:
-            h.span("N/A", cls="na")
-            h.span("N/A", cls="value")
+            # "N/A" instead of a bar, the reason beside it (said once, in the bar's place).
+            reason = scale.reason or "N/A"
+            h.span(reason if reason.startswith("N/A") else f"N/A: {reason}", cls="na")
         else:
             level = "" if scale.score >= 7 else (" mid" if scale.score >= 4 else " low")
             active_max = sum(r.criterion.max for r in scored) or 10
@@ -483,7 +484,7 @@ def _bar(scale: ScaleScore, linked: set[str], h, explained: bool = False,
                         h.span(style=f"width: {r.points * 100 / active_max:.2f}%",
                                title=f"{r.criterion.category}: {r.points} / {r.criterion.max}")
             h.span(f"{_fmt(scale.score)} / 10", cls="value")
-    if scale.reason:
+    if scale.reason and scale.score is not None:  # a rescaled score says why
         h.p(scale.reason, cls="reason")
     with h.div(cls="scroll"):
         with h.table(cls="arith"):
