@@ -47,6 +47,10 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("Can you train a fasttext model on the yelp data in data/?", ledger.CHANGE),
     ("please copy the xml file from the exports folder to the local directory", ledger.CHANGE),
     ("Is the archive sorted by date?", ledger.QUESTION),
+    # Hardening a setup changes its files.
+    ("harden gitleaks for this repo", ledger.CHANGE),
+    ("scrub, purge, sanitize repo of all secrets", ledger.CHANGE),
+    ("Is gitleaks hardened enough?", ledger.QUESTION),
     # "do not ..." forbids; it asks nothing. What is left after the prohibition decides.
     ("do not write code. just the doc", ledger.FOLLOW_UP),
     ("Don't change anything, just explain the parser", ledger.QUESTION),

@@ -11,7 +11,8 @@ How the counts were checked against the files (grep on the file, by hand where n
 - specstory: `_**User` headings outside `<tool-use>` blocks (onotakuy 12: its session reads
   its own SpecStory file, so 38 more headings sit inside tool output); `<tool-use>` blocks
   (onotakuy 270, of which 4 nest a rendered SpecStory file and merge with a neighbour: 266);
-  old style `Read file:` lines + search/list `<details>` + ```diff fences (15+11+21, 8+6+3).
+  old style `Read file:` lines + search/list `<details>` + ```diff fences + ```bash terminal
+  pieces (15+11+21+41, 8+6+3+0); assistant text is cut around each of them.
 - cursor-export / gemini-export-md / claude-derived-md / plain-log: role headings
   (`**User**`/`**Cursor**` 8; `## USER`/`## MODEL` 3; `**You:**`/`**Claude:**` 2;
   cctrace `### 👤 User` 202 of which 174 are `📊 Tool Result` blocks, `🔧 Tool Use` 175;
@@ -43,7 +44,7 @@ EXPECTED = [
     ("aider/metadata-aider.aider.chat.history.md", "aider", 74, 12, 25, 37, 23),
     ("aider/zen-mcp-server.aider.chat.history.md", "aider", 8, 0, 0, 0, 0),
     ("specstory/onotakuy_2026-01-03_2d3d-map-webapp-requirements.md", "specstory", 373, 12, 95, 266, 44),
-    ("specstory/politipo_2025-03-24_21-17-pandera-integration-in-politipo-library.md", "specstory", 107, 12, 48, 47, 0),
+    ("specstory/politipo_2025-03-24_21-17-pandera-integration-in-politipo-library.md", "specstory", 185, 12, 85, 88, 0),
     ("specstory/politipo_2025-03-28_16-14-refining-create-model-instance-for-efficiency.md", "specstory", 34, 4, 13, 17, 0),
     ("cursor-export/waylog_autohotkey-clipboard-ui.md", "cursor-export", 8, 4, 4, 0, 0),
     ("gemini-export-md/mcp-tools-debt_chat_share.md", "gemini-share-md", 3, 1, 2, 0, 0),

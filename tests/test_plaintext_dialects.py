@@ -167,6 +167,20 @@ def test_specstory_old_style_details_and_read_lines():
     assert t.turns[3].kind is ToolKind.READ and t.turns[3].paths == ("src/parser.py",)
 
 
+def test_specstory_old_style_terminal_pieces():
+    # A piece holding a shell fence (and the plain fence of its output) is a terminal command;
+    # a fence of code is still the assistant's text.
+    t = decode_file(PT / "specstory-old-terminal.md")
+    assert shape(t) == [("user", None, None), ("assistant", None, None),
+                        ("tool", "run_terminal_cmd", None), ("assistant", None, None),
+                        ("tool", "run_terminal_cmd", None), ("assistant", None, None)]
+    run, move = t.turns[2], t.turns[4]
+    assert run.command == "python -m pytest politipo/test_pandera_integration.py -v"
+    assert run.tool_output == "ERROR: file or directory not found: politipo/test_pandera_integration.py"
+    assert (move.command, move.tool_output) == ("mv politipo/test_*.py tests/", "")
+    assert "```python" in t.turns[5].content and "Done." in t.turns[5].content
+
+
 def test_terminal_capture_of_mini_swe_agent():
     t = decode_file(PT / "mini-swe-terminal.log")
     assert t.harness == "mini-swe-agent-log"

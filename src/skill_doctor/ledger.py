@@ -127,7 +127,9 @@ _CHANGE_VERBS = (
     # every file in data/", "Trim the video to ..."); each changes what is on disk.
     r"|sort|organi[sz]e|encrypt|decrypt|download|upload|trim|crop|resize|compress|decompress"
     r"|archive|compile|train|copy|transform|saniti[sz]e|encode|decode|recover|populate|solve"
-    r"|crack|fine-tune|uninstall")
+    r"|crack|fine-tune|uninstall"
+    # Hardening a setup changes its files ("Harden gitleaks for this repo").
+    r"|harden|tighten|lock ?down|purge|scrub|wipe")
 _CHANGE_WORDS = CaselessPattern(rf"\b({_CHANGE_VERBS})\b")
 _IMPERATIVE_BEFORE = re.compile(
     r"(^|[.!?;:\n(,]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"

@@ -6,7 +6,8 @@ assistant text split around tool activity:
   from the summary (`Read file: p`, `Edit file: p`, `Run command: c`) and the fences inside
   (a shell command and its output; ```diff chunks of an edit, turned into old/new text);
 - old-style `Read file: p` paragraphs, `<details><summary>Searched codebase "q"` / `Grep search
-  for "q"` / `Listed directory d` blocks, and ```diff fences (edits whose file is not named).
+  for "q"` / `Listed directory d` blocks, ```diff fences (edits whose file is not named), and
+  terminal commands: a piece holding a ```bash fence and the plain fence of its output.
 `<details>` blocks that hold reasoning are skipped.
 """
 
@@ -32,6 +33,7 @@ _STAMP = re.compile(r"\((\d{4}-\d\d-\d\d[ T]\d\d:\d\dZ?)\)")
 _MODEL = re.compile(r"\(model ([^,)]+)")
 _SESSION = re.compile(r"<!-- \w+ Session ([0-9a-f-]{36})")
 _QUOTED = re.compile(r'"([^"]*)"')
+_SHELL_FENCES = {"bash", "sh", "shell", "zsh", "console", "powershell", "pwsh", "cmd", "bat"}
 
 
 def decode_text(source: str, text: str) -> TranscriptBuilder:
@@ -121,6 +123,18 @@ class _Agent:
                                           "new_string": new}, "", line=parts[0].line,
                             timestamp=self.stamp)
             return
+        if 1 <= len(solid) <= 2 and all(p.type == "FENCE" for p in solid):
+            fences = [FENCE.search(str(p) + "\n") for p in solid]
+            command, output = fences[0], fences[1] if len(fences) == 2 else None
+            if command and command.group(1).strip().lower() in _SHELL_FENCES and (
+                    len(fences) == 1 or (output and not output.group(1).strip())):
+                # Old exports show a terminal command as a piece of its own: the command's
+                # fence and, right after it, the output's (none when nothing was captured).
+                self.flush()
+                self.b.tool("run_terminal_cmd", {"command": command.group(2).strip("\n")},
+                            output.group(2).strip("\n") if output else "",
+                            line=parts[0].line, timestamp=self.stamp)
+                return
         if not self.text:
             self.line = parts[0].line
         self.text.append(text)

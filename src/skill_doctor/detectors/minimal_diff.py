@@ -51,6 +51,10 @@ _TRIVIAL = re.compile(r"^[\W_]*$|^(return|break|continue|pass|else:?|try:|finall
 _DOC_REQUEST = re.compile(r"\b(doc|docs|documentation|document|readme|changelog|guide|notes?|write[- ]?up"
                           r"|markdown|md|explain in|describe in|summary|summari[sz]e|report)\b", re.I)
 _PROSE_FILE = re.compile(r"\.(md|mdx|markdown|rst|txt|adoc)$|(^|/)(readme|changelog)[^/]*$|(^|/)docs?/", re.I)
+# A commit message or pull request body written to a file for `git commit -F` / `gh pr create
+# --body-file` is the operation's input, not documentation.
+_MESSAGE_FILE = re.compile(r"(^|/)[^/]*(commit|pr|pull[-_ ]?request)[-_ ]?(msg|message|body|description)"
+                           r"[^/]*$|(^|/)COMMIT_EDITMSG$", re.I)
 
 
 @detector("diff_bloat", causes=_CAUSES, churn_ratio=(float, 3.0), small_change=(float, 0.5),
@@ -82,14 +86,13 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     causes: list[str] = []
     by_path = facts.edits_by_path
     asked = " ".join(r.text for r in facts.requests)
-    # A request the log does not keep (a headless run) may have asked for anything.
-    unknown = any(not r.text for r in facts.main_requests)
-    wants_docs = unknown or bool(_DOC_REQUEST.search(asked))
     rework: list[tuple[str, list[int]]] = []
     for path, records in sorted(by_path.items()):
         name = posixpath.basename(path)
-        if _PROSE_FILE.search(path) and records[0].edit.created and not wants_docs and \
-                name not in asked and not path.startswith(("/tmp/", "/private/tmp/")):
+        if _PROSE_FILE.search(path) and not _MESSAGE_FILE.search(path) and \
+                records[0].edit.created and \
+                not _asks_for_docs(facts, records[0].turn) and name not in asked and \
+                not path.startswith(("/tmp/", "/private/tmp/")):
             lines = sum(r.added for r in records)
             evidence.append(Evidence(records[0].turn, f"wrote {lines} lines of documentation "
                                                       f"in {path}, which no request asked for"))
@@ -142,6 +145,19 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                        f"{_plural(n, 'bloat signal')}: " + ", ".join(
                            dict.fromkeys(_SHORT[c] for c in causes)),
                        _ranked_causes(causes, _CAUSES))
+
+
+def _asks_for_docs(facts: Facts, turn: int) -> bool:
+    """Whether the request a new document was written for (with its follow-ups) asks for
+    documentation: a report asked for in one request does not license documents written for
+    the next. A request the log does not keep (a headless run) may have asked for anything."""
+    request = facts.request_at(turn)
+    if request is None:
+        return any(_DOC_REQUEST.search(r.text) or not r.text for r in facts.main_requests)
+    if not request.text:
+        return True
+    return any(_DOC_REQUEST.search(r.text) for r in facts.requests
+               if request.turn <= r.turn <= request.end)
 
 
 def _duplicated_block(edits) -> tuple[tuple[int, str], tuple[int, str], str] | None:
