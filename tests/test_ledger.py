@@ -93,9 +93,27 @@ def test_restated_and_rejected_requests_stay_one_request():
     assert mains[0].restated_at == (3,) and mains[1].rejected_at == (7,)
 
 
+def test_an_order_given_again_after_other_requests_restates_the_earlier_one():
+    bubble = "add a random hovering bubble with an emoji in it that bursts when pressed"
+    turns = _turns((Role.USER, bubble), (Role.ASSISTANT, "Added EmojiBubble.jsx."),
+                   (Role.USER, "make the bubble drift from left to right like a cloud"),
+                   (Role.ASSISTANT, "It drifts now."),
+                   (Role.USER, bubble), (Role.ASSISTANT, "Rewrote the bubble."),
+                   (Role.USER, "yes please"), (Role.ASSISTANT, "Committed."),
+                   (Role.USER, "yes please"), (Role.ASSISTANT, "Pushed."))
+    mains = [r for r in ledger.build(turns) if r.kind != ledger.FOLLOW_UP]
+    # Asked for again: the first request was left undone; the repeat is judged on its own.
+    assert [(r.turn, r.restated_at) for r in mains][:3] == [(1, (5,)), (3, ()), (5, ())]
+    assert all(r.restated_at == () for r in mains if r.turn >= 7)  # "yes please" accepts
+
+
 @pytest.mark.parametrize("complaint, rejects", [
     ("help me debug why the labels on the chart are not displayinh", True),  # typed as sent
     ("the legend is still not rendered", True),
+    ("nothing changed ! cant see any floating bubbles anywhere", True),
+    ("an error pop when I try to run the app, here is the terminal :", True),
+    ("I provided a new key but now I'm getting the following error", True),
+    ("Also show the error count in the footer", False),
     ("Also do not display the footer on mobile", False),  # a new order, not a complaint
 ])
 def test_work_reported_as_not_showing_is_rejected_even_misspelt(complaint, rejects):

@@ -95,7 +95,12 @@ _REJECTS = CaselessPattern(
     r"|that'?s not (what|right|it)|not what i (asked|wanted|meant)|you (broke|forgot|missed|didn'?t)"
     r"|wrong|no[, ]+(that|this|it)|undo|revert|why did you|it'?s broken|still (an )?error"
     r"|same (error|problem|issue)|^\W*too (long|short|big|small|verbose|much)\b"
-    r"|not (showing|shown|visible|display\w{2,}|render\w{2,}|appear\w{2,}|load\w{2,}|updat\w{2,}))")
+    r"|not (showing|shown|visible|display\w{2,}|render\w{2,}|appear\w{2,}|load\w{2,}|updat\w{2,})"
+    # The change had no effect, or running it now fails ("nothing changed !", "an error pops up
+    # when I run the app", "now I'm getting the following error").
+    r"|nothing (has |have )?(changed|happened)|no (visible )?changes?\b|(can'?t|cannot|don'?t|do not)"
+    r" see (any|the) (change|difference)|error (pops?|popped|shows|appears|comes)\b"
+    r"|(getting|got|get|seeing) (the following|an|this|the same|a new|another|new|these) (\w+ )?errors?\b)")
 _QUESTION_OPENING = re.compile(
     r"^\s*(how|what|why|where|which|who|whom|is|are|am|was|were|does|do|did|has|have|can|could|should"
     r"|shall|may"
@@ -306,10 +311,13 @@ def _without_negated(text: str) -> str:
     return _NEGATED.sub(" ", text)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=128)
 def _tokens(text: str) -> frozenset[str]:
     # The main request's words are compared with every message after it: read once.
     return frozenset(re.findall(r"[a-z0-9_]{3,}", text.lower()))
+
+
+_RESTATE_LOOKBACK = 40  # earlier messages a repeated order is compared with (keeps long logs linear)
 
 
 def _restates(text: str, earlier: str) -> bool:
@@ -389,6 +397,16 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
                 kind != QUESTION:
             main["rejected"].append(turn.index)
             kind = FOLLOW_UP
+        elif kind in (CHANGE, OPERATION):
+            # The same order as an earlier request, not the latest: that request was left
+            # undone and is asked for again (its work abandoned, the session reset). This one
+            # is judged on its own; the earlier one was restated.
+            earlier = next((d for d in reversed(drafts[-_RESTATE_LOOKBACK:])
+                            if d is not main and d["kind"] == kind and d["text"]
+                            and _restates(text, d["text"])), None) \
+                if len(_tokens(text)) >= 6 else None  # "yes please" again accepts another offer
+            if earlier is not None:
+                earlier["restated"].append(turn.index)
         ops = _operations(text)
         drafts.append({"turn": turn.index, "kind": kind, "text": text, "restated": [],
                        "rejected": [], "ops": ops, "forbids": bool(_FORBIDS_CHECKS.search(text)),
