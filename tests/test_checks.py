@@ -131,3 +131,18 @@ def test_the_output_of_a_program_started_in_the_background_is_a_run_of_it(tmp_pa
                    "working init found.\n</stdout>"},
         {"assistant": "The server is running."},
     ]) == [(4, "run", True), (5, "run", False), (7, "run", False)]
+
+
+def test_an_exception_line_without_its_traceback_and_a_failed_cd_fail(tmp_path):
+    # A cut output keeps only the exception's last line; a `cd` that failed ran nothing.
+    # Both are read past a pipe or an `; echo`, whose exit status is not the check's.
+    assert _checks(tmp_path, [
+        {"user": "Make the pandera example in examples/demo.py pass its schema."},
+        {"tool": "Bash", "input": {"command": "python examples/demo.py | cat"},
+         "output": "pandera.errors.SchemaError: expected series 'active' to have type bool"},
+        {"tool": "Bash", "input": {"command": "cd politipo && pytest -q; echo done"},
+         "output": "bash: cd: politipo: No such file or directory\ndone"},
+        {"tool": "Bash", "input": {"command": "python examples/demo.py"},
+         "output": "validated 3 rows"},
+        {"assistant": "The example validates."},
+    ]) == [(2, "run", False), (3, "test", False), (4, "run", True)]

@@ -164,12 +164,16 @@ _FAILED_OUTPUT = re.compile(
     r"(\b[1-9]\d* (failed|failures?|errors?)\b|^FAILED\b|^FAIL\b|\bFAILURES?!?$|^error(\[\w+\])?:"
     r"|^\S+\(\d+,\d+\): error|error TS\d+|\bBUILD FAILED\b|npm ERR!|^ERROR[: ]|test result: FAILED"
     r"|Tests?:\s+[1-9]\d* failed|^\s*✖ [1-9]\d* problems?|Found [1-9]\d* errors?|\bno tests ran\b"
-    r"|\bcollected 0 items\b|command not found|^panic:|Segmentation fault|\bexit (code|status) [1-9])",
+    r"|\bcollected 0 items\b|command not found|^panic:|Segmentation fault|\bexit (code|status) [1-9]"
+    # The shell could not even enter the folder: the check never ran.
+    r"|^(?:ba|z)?sh: (?:line \d+: )?cd: [^\n]*: No such file or directory)",
     re.MULTILINE)
 # Signs of a failure that a run can print and still pass (a logged traceback, an expected
 # failure): they decide only when no summary says it passed.
 _FAILURE_SIGN = re.compile(r"Traceback \(most recent|SyntaxError|ModuleNotFoundError|ImportError"
-                           r"|AssertionError|\bException\b|\bError:|Kernel panic", re.MULTILINE)
+                           r"|AssertionError|\bException\b|\bError:|Kernel panic"
+                           # an exception's last line without its traceback (a cut output)
+                           r"|^(?:[a-z_]\w*\.)*[A-Z]\w*Error: ", re.MULTILINE)
 # Texts one of which every failure sign contains (case as written): a substring test first.
 _FAILURE_SIGN_TEXTS = ("Traceback (most recent", "SyntaxError", "ModuleNotFoundError",
                        "ImportError", "AssertionError", "Exception", "Error:", "Kernel panic")
@@ -194,7 +198,7 @@ _PASSED_FOLDED = tuple((text, re.compile(rx, re.MULTILINE)) for text, rx in _PAS
 # Words one of which every failure summary above contains: a substring test rules most
 # outputs out far faster than the pattern would.
 _FAILURE_WORDS = ("fail", "error", "panic", "not found", "segmentation", "exit code",
-                  "exit status", "no tests ran", "collected 0", "✖", "found ")
+                  "exit status", "no tests ran", "collected 0", "✖", "found ", "no such file")
 _MASKS_EXIT = re.compile(r"\|\||\|(?!\|)|;\s*(echo|true|exit\s+0)\b")
 
 

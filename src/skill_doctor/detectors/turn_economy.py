@@ -14,16 +14,20 @@ from .common import SUBMITS
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
 
 _CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls",
-           "idle_stretch", "same_spot")
+           "idle_stretch", "same_spot", "nudges", "needless_checks")
 _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry episodes",
           "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
           "failed_calls": "failed calls", "idle_stretch": "calls without progress",
-          "same_spot": "edits of a spot the edit before had just written"}
+          "same_spot": "edits of a spot the edit before had just written",
+          "nudges": "messages only asking the agent to go on",
+          "needless_checks": "checks with no code changed since"}
 # The same, for one turn ("1 failed call").
 _WORD = {"plan_updates": "todo/plan update", "retries": "call inside a retry episode",
          "repeated_reads": "repeated read", "lookup_streak": "lookup that could have joined others",
          "failed_calls": "failed call", "idle_stretch": "call without progress",
-         "same_spot": "edit of a spot the edit before had just written"}
+         "same_spot": "edit of a spot the edit before had just written",
+         "nudges": "message only asking the agent to go on",
+         "needless_checks": "check with no code changed since"}
 
 
 @detector("turns_per_work", causes=_CAUSES, plans_allowed=(int, 3), lookup_streak=(int, 3),
@@ -62,12 +66,23 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         avoidable.setdefault(index, "plan_updates")
 
     tool_indexes = [t.index for t in tools]
+    user_indexes = [t.index for t in facts.user_turns]
     episode_starts: set[int] = set()
     for episode in find_episodes(facts, DETECTORS_RETRY_PARAMS):
         if episode.kind != "user":
             episode_starts.add(episode.turns[0])
         for index in episode.turns[1:] if episode.kind != "user" else episode.turns:
             avoidable.setdefault(index, "retries")
+        if episode.kind == "user":
+            # The user had to ask again: the calls that redid the work, up to the user's next
+            # message, are a second attempt like any retry's.
+            said = episode.turns[0]
+            following = bisect.bisect_right(user_indexes, said)
+            until = user_indexes[following] if following < len(user_indexes) else None
+            low = bisect.bisect_right(tool_indexes, said)
+            high = bisect.bisect_left(tool_indexes, until) if until else len(tools)
+            for t in tools[low:high]:
+                avoidable.setdefault(t.index, "retries")
         if episode.kind == "redo":
             # Repairing its own edit, the agent looked at the file between the attempts: those
             # looks are part of the repair too.
@@ -75,6 +90,12 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             high = bisect.bisect_left(tool_indexes, max(episode.turns))
             for t in tools[low:high]:
                 avoidable.setdefault(t.index, "retries")
+    for t in facts.user_turns:
+        if t.meta is None and _NUDGE.match(t.content or "") and t.index > user_indexes[0] and \
+                "interrupt" not in (t.content or "").lower():
+            avoidable.setdefault(t.index, "nudges")
+    for index in _needless_checks(facts):
+        avoidable.setdefault(index, "needless_checks")
 
     for turn, _path, _earlier in facts.repeated_reads:
         avoidable.setdefault(turn, "repeated_reads")
@@ -126,6 +147,40 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 _NO_OP = re.compile(r"""(?::(?:\s[^<>]*)?|true|#.*"""
                     r"""|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`\\]*"|'[^']*'|[^\s$`|;&<>'"\\]+))*)""",
                     re.S)
+
+
+# A message that only tells the agent to go on: it had stopped before the work was done.
+_NUDGE = re.compile(r"^\W*(?:ok(?:ay)?\W+|so\W+)?(?:please\W+)?(?:(?:understand|see|check) where you"
+                    r" were and )?(?:continue|go on|keep going|carry on|resume|proceed)\b[\w\s']{0,30}"
+                    r"\W*$", re.I)
+_CHECK_KINDS = ("test", "typecheck", "build", "lint")
+_PROSE = re.compile(r"\.(md|mdx|markdown|rst|txt|adoc)$", re.I)
+
+
+def _needless_checks(facts: Facts) -> list[int]:
+    """Checks that could not tell anything new: the same check run again after it passed
+    with nothing changed since, or a test, type check or build run when only prose files
+    (Markdown, text) changed since the last check (or the session's start)."""
+    changes = sorted([(r.turn, r.path) for r in facts.edits] + list(facts.shell_writes))
+    found: list[int] = []
+    previous = None
+    seen = 0  # changes before the previous check
+    passed: dict[str, bool | None] = {}
+    for check in facts.checks:
+        if check.kind not in _CHECK_KINDS:
+            continue
+        since = []
+        while seen < len(changes) and changes[seen][0] < check.turn:
+            since.append(changes[seen][1])
+            seen += 1
+        command = " ".join(check.command.split())
+        if not since and previous is not None and passed.get(command):
+            found.append(check.turn)  # passed already, and nothing changed
+        elif since and check.kind != "lint" and all(_PROSE.search(p or "") for p in since):
+            found.append(check.turn)
+        passed[command] = check.passed
+        previous = check
+    return found
 
 
 def _does_nothing(command: str) -> bool:
