@@ -8,6 +8,7 @@ and counts what was kept out of the turn list. Nothing here knows any harness.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
 from typing import Any, Callable, Mapping
@@ -55,6 +56,26 @@ def _count(value: Any) -> int:
     if value != value or value < 0 or value > 10**15:  # NaN, negative or absurd
         return 0
     return int(value)
+
+
+_ERROR_STATUSES = frozenset({"error", "failed", "failure", "fail"})
+
+
+def _reports_error(output: str) -> bool:
+    """Whether a tool's output is a JSON object that says the call failed: an MCP server or
+    API tool answering `{"status": "error", ...}` or `{"isError": true, ...}` while the
+    harness logged the call as a success. A program's printed output is no such verdict."""
+    if not output.startswith("{") or len(output) > 64 * 1024 or '"' not in output[:40]:
+        return False
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return False
+    if not isinstance(value, dict):
+        return False
+    status = value.get("status")
+    return (isinstance(status, str) and status.lower() in _ERROR_STATUSES) or \
+        value.get("isError") is True or value.get("success") is False
 
 
 class TranscriptBuilder:
@@ -307,7 +328,8 @@ class TranscriptBuilder:
         text = output if isinstance(output, str) else ("" if output is None else str(output))
         turn["tool_output"] = clip_output(text, OUTPUT_CHARS)
         turn["output_length"] = len(text)
-        turn["is_error"] = bool(is_error) or (exit_code not in (None, 0))
+        turn["is_error"] = bool(is_error) or (exit_code not in (None, 0)) or (
+            exit_code is None and _reports_error(text))
         turn["exit_code"] = exit_code
         self._finish_tool(turn, result)
 

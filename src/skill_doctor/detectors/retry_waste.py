@@ -241,7 +241,9 @@ def _attempt_key(turn: Turn, cwd: str | None) -> str | None:
         where = turn.paths[0] if turn.paths else str(inp.get("path") or inp.get("dir") or "")
         return "look:" + _place(where, cwd) if where else None
     if turn.tool_name:
-        return "tool:" + _target(turn)[:300]
+        # Two tools given the same input (a file key and a node id) are two attempts at
+        # different things.
+        return f"tool:{turn.tool_name}:" + _target(turn)[:300]
     return None
 
 
