@@ -22,16 +22,22 @@ _GENERATED = re.compile(
 _ASSERT = re.compile(r"\b(assert\w*|expect\(|should\b|t\.(Error|Fatal|Fail))")
 
 
-@detector("misdirected_edits", causes=("generated", "outside_project", "reverted",
-                                       "weakened_test", "off_goal"))
+_CAUSES = ("generated", "outside_project", "reverted", "weakened_test", "parallel_file",
+           "off_goal")
+
+
+@detector("misdirected_edits", causes=_CAUSES)
 def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
-    """Files edited that should not have been: reverted, generated, outside the project, off the goal, tests weakened.
+    """Files edited that should not have been: reverted, generated, outside the project, off the goal, tests weakened, duplicated.
 
     What it measures: the number of wrongly targeted files among those the session changed:
     a file whose edits were undone later in the session (net change nil); a generated, lock,
     vendored or build file edited by hand; a file outside the project folder (scratch files in
     /tmp, and places a user message names, excepted); a test file whose assertions were removed
-    without replacement; and, when the request names the files to change, a code file in
+    without replacement; a new file created beside one the session found there (read or
+    edited, not created) that holds the same module under another name (`EmojiBubble.js` beside
+    `EmojiBubble.jsx`, `parser_new.py` beside `parser.py`): the change belonged in the file
+    that was there; and, when the request names the files to change, a code file in
     another part of the project that no user message names and that neither imports nor is
     imported by a named file. Tests and docs edited beside the named code are on target; an
     instruction file or doc named in the request (AGENTS.md, a spec) does not narrow the
@@ -68,6 +74,14 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         flagged.add(path)
 
     flagged: set[str] = set()
+    # Files the session had seen, by folder and module name: read, or edited (first turn).
+    # (The session's own new files are left out: a second copy of the agent's own script is
+    # churn, which minimal diff weighs, not a file mistaken for another.)
+    made = {path for path, records in by_path.items() if records[0].edit.created}
+    known: dict[tuple[str, str], tuple[int, str]] = {}
+    for turn, seen_path in sorted(list(facts.reads) + [(r.turn, r.path) for r in facts.edits]):
+        if _CODE_SUFFIX.search(seen_path) and seen_path not in made:
+            known.setdefault(_module_key(seen_path), (turn, seen_path))
     for path, records in sorted(by_path.items()):
         first, last = records[0], records[-1]
         if _SCRATCH.search(path):
@@ -92,6 +106,11 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                 flag(first.turn, f"removed {removed - added} assertion(s) from test file {path}",
                      "weakened_test", path)
             continue
+        twin = _twin_of(path, first, known) if first.edit.created else None
+        if twin is not None:
+            flag(first.turn, f"created {path} beside {twin}, which holds the same module",
+                 "parallel_file", path)
+            continue
         if named and path not in named and "/" in path and _CODE_SUFFIX.search(path) \
                 and path.split("/", 1)[0] not in named_tops \
                 and posixpath.basename(path).lower() not in user_words \
@@ -102,8 +121,31 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     n = len(flagged)
     return Measurement(n, tuple(evidence), "all edits on target" if n == 0 else
                        f"{_plural(n, 'file')} wrongly targeted",
-                       _ranked_causes(causes, ("generated", "outside_project", "reverted",
-                                               "weakened_test", "off_goal")))
+                       _ranked_causes(causes, _CAUSES))
+
+
+# A module's other spellings: the same language's sibling suffixes, and the copies agents make.
+_SCRIPT_SUFFIXES = {".js": ".js", ".jsx": ".js", ".mjs": ".js", ".cjs": ".js", ".ts": ".js",
+                    ".tsx": ".js"}
+_COPY_SUFFIX = re.compile(r"[-_.](?:new|v\d+|fixed|copy|old|backup|bak|final|updated|improved)$",
+                          re.I)
+
+
+def _module_key(path: str) -> tuple[str, str]:
+    folder, name = posixpath.split(path.lower())
+    stem, suffix = posixpath.splitext(name)
+    return folder, _COPY_SUFFIX.sub("", stem) + _SCRIPT_SUFFIXES.get(suffix, suffix)
+
+
+def _twin_of(path: str, first: EditRecord, known: Mapping[tuple[str, str], tuple[int, str]]
+             ) -> str | None:
+    """The file the session already knew that a newly created `path` duplicates, if any."""
+    if not _CODE_SUFFIX.search(path) or _TEST_FILE.search(path):
+        return None
+    seen = known.get(_module_key(path))
+    if seen is None or seen[0] >= first.turn or seen[1] == path:
+        return None
+    return seen[1]
 
 
 _GENERIC_PLACES = {"users", "home", "documents", "desktop", "downloads", "library", "appdata",
