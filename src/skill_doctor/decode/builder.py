@@ -8,10 +8,11 @@ and counts what was kept out of the turn list. Nothing here knows any harness.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import replace
 from typing import Any, Callable, Mapping
+
+import orjson
 
 from .. import tools
 from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn, Usage
@@ -67,9 +68,9 @@ def _reports_error(output: str) -> bool:
     harness logged the call as a success. A program's printed output is no such verdict."""
     if not output.startswith("{") or len(output) > 64 * 1024 or '"' not in output[:40]:
         return False
-    try:
-        value = json.loads(output)
-    except ValueError:
+    try:  # orjson refuses deep nesting instead of recursing; hostile outputs stay harmless
+        value = orjson.loads(output)
+    except (ValueError, RecursionError):
         return False
     if not isinstance(value, dict):
         return False

@@ -14,20 +14,22 @@ from .common import SUBMITS
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
 
 _CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls",
-           "idle_stretch", "same_spot", "nudges", "needless_checks")
+           "idle_stretch", "same_spot", "nudges", "needless_checks", "unasked_git")
 _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry episodes",
           "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
           "failed_calls": "failed calls", "idle_stretch": "calls without progress",
           "same_spot": "edits of a spot the edit before had just written",
           "nudges": "messages only asking the agent to go on",
-          "needless_checks": "checks with no code changed since"}
+          "needless_checks": "checks with no code changed since",
+          "unasked_git": "commits and pushes nobody asked for"}
 # The same, for one turn ("1 failed call").
 _WORD = {"plan_updates": "todo/plan update", "retries": "call inside a retry episode",
          "repeated_reads": "repeated read", "lookup_streak": "lookup that could have joined others",
          "failed_calls": "failed call", "idle_stretch": "call without progress",
          "same_spot": "edit of a spot the edit before had just written",
          "nudges": "message only asking the agent to go on",
-         "needless_checks": "check with no code changed since"}
+         "needless_checks": "check with no code changed since",
+         "unasked_git": "commit or push nobody asked for"}
 
 
 @detector("turns_per_work", causes=_CAUSES, plans_allowed=(int, 3), lookup_streak=(int, 3),
@@ -45,8 +47,11 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     (one edit would have done both); searches and listings in a row beyond `lookup_streak`
     with nothing read, edited or run between (lookups that one better search would do); and
     calls that failed for a reason other than a check finding a bug (a command not found, a
-    denied permission). Fewer than `min_avoidable` avoidable turns count as none, so a short
-    session is not judged on one call.
+    denied permission); messages that only tell the agent to go on; checks that could tell
+    nothing new (passed already with nothing changed since, or run after prose-only edits);
+    and `git add` / `commit` / `push` calls when no user message asks to commit or push.
+    Fewer than `min_avoidable` avoidable turns count as none, so a short session is not
+    judged on one call.
 
     Why it matters: turns cost time and context; a session where half the calls were spent
     on bookkeeping, repeats and detours could have been done in half the turns.
@@ -96,6 +101,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             avoidable.setdefault(t.index, "nudges")
     for index in _needless_checks(facts):
         avoidable.setdefault(index, "needless_checks")
+    for index in _unasked_git(facts, tools):
+        avoidable.setdefault(index, "unasked_git")
 
     for turn, _path, _earlier in facts.repeated_reads:
         avoidable.setdefault(turn, "repeated_reads")
@@ -181,6 +188,20 @@ def _needless_checks(facts: Facts) -> list[int]:
         passed[command] = check.passed
         previous = check
     return found
+
+
+_GIT_STEP = re.compile(r"^git\s+(?:-\S+\s+(?:\S+\s+)?)*?(add|commit|push)\b")
+_ASKS_GIT = re.compile(r"\b(commit|push|git|pr|pull request)", re.I)
+
+
+def _unasked_git(facts: Facts, tools: list) -> list[int]:
+    """`git add`, `git commit` and `git push` calls in a session where no user message asks
+    to commit or push (nor says anything about git): steps nobody asked for, each a turn."""
+    if any(not r.text or r.operations for r in facts.main_requests) or any(
+            _ASKS_GIT.search(t.content or "") for t in facts.user_turns):
+        return []
+    return [t.index for t in tools if t.command and any(
+        _GIT_STEP.match(segment.strip()) for segment in command_segments(t.command))]
 
 
 def _does_nothing(command: str) -> bool:
