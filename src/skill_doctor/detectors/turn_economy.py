@@ -170,7 +170,6 @@ def _needless_checks(facts: Facts) -> list[int]:
     (Markdown, text) changed since the last check (or the session's start)."""
     changes = sorted([(r.turn, r.path) for r in facts.edits] + list(facts.shell_writes))
     found: list[int] = []
-    previous = None
     seen = 0  # changes before the previous check
     passed: dict[str, bool | None] = {}
     for check in facts.checks:
@@ -181,17 +180,16 @@ def _needless_checks(facts: Facts) -> list[int]:
             since.append(changes[seen][1])
             seen += 1
         command = " ".join(check.command.split())
-        if not since and previous is not None and passed.get(command):
+        if not since and passed.get(command):
             found.append(check.turn)  # passed already, and nothing changed
         elif since and check.kind != "lint" and all(_PROSE.search(p or "") for p in since):
             found.append(check.turn)
         passed[command] = check.passed
-        previous = check
     return found
 
 
 _GIT_STEP = re.compile(r"^git\s+(?:-\S+\s+(?:\S+\s+)?)*?(add|commit|push)\b")
-_ASKS_GIT = re.compile(r"\b(commit|push|git|pr|pull request)", re.I)
+_ASKS_GIT = re.compile(r"\b(commit\w*|push\w*|git|pr|pull request)\b", re.I)
 
 
 def _unasked_git(facts: Facts, tools: list) -> list[int]:
