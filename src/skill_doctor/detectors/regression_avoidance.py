@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from ..diffs import changed_lines
 from ..facts import Facts
+from ..model import ToolKind
 from ..text import line_of
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX, _TEST_FILE, _edits_with_paths
@@ -75,8 +76,9 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     What it measures: how serious the worst problem is: 2 for a regression left in the final
     state (a check that passed earlier and fails after the last edit, or the last check after
     the last code edit failing), 1 for minor issues, 0 for none. Minor issues: no test, build,
-    type check or lint ran after the last code edit (an unverified change; a request that
-    says not to test and prose-only edits excepted); a failing check made to pass by editing
+    type check or lint ran after the last code edit, nor a run of a file the session edited
+    but did not write itself (an unverified change; a request that says not to test and
+    prose-only edits excepted); a failing check made to pass by editing
     only the tests; a Python file whose resulting text (when the
     transcript shows it whole) does not compile; debug statements or breakpoints, TODO / FIXME
     markers, and commented-out code (two or more commented lines that parse as code) added to
@@ -215,6 +217,25 @@ def _counts(causes: list[str]) -> list[tuple[str, int]]:
 _REAL_CHECKS = ("test", "typecheck", "lint", "build")
 
 
+def _runs_existing_edited_code(facts: Facts, check) -> bool:
+    """Whether a run executes a file the session edited but did not create (`python3
+    tests/missing_colon.py` after fixing it): the changed code itself ran. A script the agent
+    wrote and then ran shows only that its own script runs."""
+    words = set(re.split(r"[\s;&|()'\"]+", check.command))
+    # Written whole by the session (a Write, SWE-agent's `create`): the agent's own file.
+    written = {p for t in facts.tool_turns if t.kind is ToolKind.WRITE for p in t.paths}
+    for path, records in facts.edits_by_path.items():
+        first = records[0].edit
+        if first.created or (first.whole_file and first.before is None) or \
+                _PROSE_ONLY.search(path) or \
+                any(p == path or p.endswith("/" + path) or path.endswith("/" + p) for p in written):
+            continue
+        if path in words or any(w.endswith("/" + path.lstrip("/")) or
+                                path.endswith("/" + w) for w in words if "." in w):
+            return True
+    return False
+
+
 def _verification_signals(facts: Facts, signal) -> None:
     """Whether the final code was shown to work: the last check after the last code edit
     failing is a regression left behind; no real check at all leaves the change unverified;
@@ -224,7 +245,8 @@ def _verification_signals(facts: Facts, signal) -> None:
     if not code_edits:
         return
     last_code_edit = max(code_edits)
-    after = [c for c in facts.checks if c.turn > last_code_edit and c.kind in _REAL_CHECKS]
+    after = [c for c in facts.checks if c.turn > last_code_edit and (
+        c.kind in _REAL_CHECKS or (c.kind == "run" and _runs_existing_edited_code(facts, c)))]
     decided = [c for c in after if c.passed is not None]
     if decided and decided[-1].passed is False:
         if not any(e.turn > decided[-1].turn for e in facts.edits):
