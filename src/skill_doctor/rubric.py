@@ -110,7 +110,8 @@ def _num(value: float) -> str:
 # -- loading ------------------------------------------------------------------------------
 
 
-def _yaml_loader():
+def yaml_loader():
+    """PyYAML's C safe loader when it has it (its wheels do), else the pure-Python one."""
     import yaml
 
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -120,7 +121,7 @@ def _parse(text: str, source: str) -> tuple[Any, dict[tuple, int]]:
     """Parse YAML, keeping the line of every key path for positioned error messages."""
     import yaml
 
-    loader = _yaml_loader()
+    loader = yaml_loader()
     try:
         # One parse: the node tree gives the lines, and the same tree is constructed.
         parser = loader(text)

@@ -130,9 +130,9 @@ def default_table() -> PriceTable:
 
     from .errors import RubricError
 
-    # The C loader when PyYAML has it (its wheels do): the pure-Python one costs ~10 ms here.
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(_PRICES_FILE.read_text(encoding="utf-8"), Loader=loader)
+    from .rubric import yaml_loader  # the C loader: the pure-Python one costs ~10 ms here
+
+    data = yaml.load(_PRICES_FILE.read_text(encoding="utf-8"), Loader=yaml_loader())
 
     def fail(message: str, path: tuple) -> Exception:
         return RubricError(message, path=str(_PRICES_FILE),

@@ -106,6 +106,8 @@ def _target(turn: Turn) -> str:
     return "input:" + repr(sorted((turn.tool_input or {}).items()))[:500]
 
 
+# Files of prose only (docs, text, licence): no code runs from them, no check is owed them.
+PROSE_ONLY = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc)$|(^|/)(LICENSE|README|CHANGELOG|NOTICE)$", re.I)
 _TEST_FILE = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
 
 

@@ -13,7 +13,7 @@ from ..facts import Facts
 from ..model import ToolKind
 from ..text import line_of
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _CODE_SUFFIX, _TEST_FILE, _edits_with_paths
+from .common import _CODE_SUFFIX, _TEST_FILE, PROSE_ONLY, _edits_with_paths
 
 
 _DEBUG = re.compile(r"\b(breakpoint\(\)|pdb\.set_trace\(\)|import i?pdb|debugger;|binding\.pry"
@@ -217,36 +217,42 @@ def _counts(causes: list[str]) -> list[tuple[str, int]]:
 _REAL_CHECKS = ("test", "typecheck", "lint", "build")
 
 
-def _runs_existing_edited_code(facts: Facts, check) -> bool:
-    """Whether a run executes a file the session edited but did not create (`python3
-    tests/missing_colon.py` after fixing it): the changed code itself ran. A script the agent
-    wrote and then ran shows only that its own script runs."""
-    words = set(re.split(r"[\s;&|()'\"]+", check.command))
+def _found_and_edited(facts: Facts) -> list[str]:
+    """Code files the session edited but did not write itself: the files it found there."""
     # Written whole by the session (a Write, SWE-agent's `create`): the agent's own file.
     written = {p for t in facts.tool_turns if t.kind is ToolKind.WRITE for p in t.paths}
+    found = []
     for path, records in facts.edits_by_path.items():
         first = records[0].edit
         if first.created or (first.whole_file and first.before is None) or \
-                _PROSE_ONLY.search(path) or \
+                PROSE_ONLY.search(path) or \
                 any(p == path or p.endswith("/" + path) or path.endswith("/" + p) for p in written):
             continue
-        if path in words or any(w.endswith("/" + path.lstrip("/")) or
-                                path.endswith("/" + w) for w in words if "." in w):
-            return True
-    return False
+        found.append(path)
+    return found
+
+
+def _runs_one_of(command: str, paths: list[str]) -> bool:
+    """Whether a run executes one of `paths` (`python3 tests/missing_colon.py` after fixing
+    it): the changed code itself ran. A script the agent wrote and then ran shows only that
+    its own script runs."""
+    words = [w for w in re.split(r"[\s;&|()'\"]+", command) if "." in w]
+    return any(w == path or w.endswith("/" + path.lstrip("/")) or path.endswith("/" + w)
+               for path in paths for w in words)
 
 
 def _verification_signals(facts: Facts, signal) -> None:
     """Whether the final code was shown to work: the last check after the last code edit
     failing is a regression left behind; no real check at all leaves the change unverified;
     a failing check turned green by editing only the tests proves nothing about the code."""
-    code_edits = sorted(turn for turn, path in _edits_with_paths(facts) if not _PROSE_ONLY.search(path))
+    code_edits = sorted(turn for turn, path in _edits_with_paths(facts) if not PROSE_ONLY.search(path))
     code_edits += [t for t in facts.unlocated_edits]
     if not code_edits:
         return
     last_code_edit = max(code_edits)
+    found = _found_and_edited(facts)
     after = [c for c in facts.checks if c.turn > last_code_edit and (
-        c.kind in _REAL_CHECKS or (c.kind == "run" and _runs_existing_edited_code(facts, c)))]
+        c.kind in _REAL_CHECKS or (c.kind == "run" and _runs_one_of(c.command, found)))]
     decided = [c for c in after if c.passed is not None]
     if decided and decided[-1].passed is False:
         if not any(e.turn > decided[-1].turn for e in facts.edits):
@@ -277,7 +283,6 @@ def _verification_signals(facts: Facts, signal) -> None:
                                "the code", "test_weakened")
 
 
-_PROSE_ONLY = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc)$|(^|/)(LICENSE|README|CHANGELOG|NOTICE)$", re.I)
 
 
 def _unused_new_imports(tree: ast.AST, text: str, added_by_path: Mapping[str, list[str]],

@@ -10,7 +10,7 @@ from ..diffs import changed_lines
 from ..facts import Facts, classify_check, command_segments
 from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import SUBMITS
+from .common import PROSE_ONLY, SUBMITS
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
 
 _CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls",
@@ -161,7 +161,6 @@ _NUDGE = re.compile(r"^\W*(?:ok(?:ay)?\W+|so\W+)?(?:please\W+)?(?:(?:understand|
                     r" were and )?(?:continue|go on|keep going|carry on|resume|proceed)\b[\w\s']{0,30}"
                     r"\W*$", re.I)
 _CHECK_KINDS = ("test", "typecheck", "build", "lint")
-_PROSE = re.compile(r"\.(md|mdx|markdown|rst|txt|adoc)$", re.I)
 
 
 def _needless_checks(facts: Facts) -> list[int]:
@@ -182,7 +181,7 @@ def _needless_checks(facts: Facts) -> list[int]:
         command = " ".join(check.command.split())
         if not since and passed.get(command):
             found.append(check.turn)  # passed already, and nothing changed
-        elif since and check.kind != "lint" and all(_PROSE.search(p or "") for p in since):
+        elif since and check.kind != "lint" and all(PROSE_ONLY.search(p or "") for p in since):
             found.append(check.turn)
         passed[command] = check.passed
     return found
