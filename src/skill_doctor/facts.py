@@ -658,7 +658,8 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
 # built, outputs written by converters and compilers.
 _SYSTEM_CHANGE = re.compile(
     r"^(?:sudo\s+(?:-\S+\s+)*)?(?:"
-    r"(?:pip3?|uv|pipx|poetry|conda|mamba|micromamba|npm|pnpm|yarn|bun|gem|cargo|go|apt(?:-get)?"
+    # `python -m pip install ...` is pip run through the interpreter.
+    r"(?:python[\d.]*\s+(?:-\S+\s+)*-m\s+)?(?:pip3?|uv|pipx|poetry|conda|mamba|micromamba|npm|pnpm|yarn|bun|gem|cargo|go|apt(?:-get)?"
     r"|yum|dnf|apk|brew|snap|pacman|zypper|R|Rscript)\s+(?:\S+\s+)*?(?:install|add|remove"
     r"|uninstall|upgrade|update|sync|create|build|env)\b"
     r"|(?:chmod|chown|chgrp|mkdir|rmdir|rm|mv|cp|ln|touch|install|tar|unzip|gunzip|gzip|bzip2|xz"
@@ -670,6 +671,10 @@ _SYSTEM_CHANGE = re.compile(
     r"|filter-repo|gc|prune|update-ref|reflog\s+expire)\b"
     r"|(?:docker|podman)\s+(?:compose\s+)?(?:build|run|create|start|stop|restart|rm|up|down"
     r"|commit|tag|load|network|volume)\b"
+    # A terminal multiplexer driven by commands: sessions and panes made, keys typed into the
+    # programs running in them (an editor, a REPL), which is how work gets done there.
+    r"|tmux\s+(?:-\S+\s+)*(?:new-session|new|new-window|neww|split-window|splitw|send-keys|send"
+    r"|kill-session|kill-pane|kill-window|select-layout|resize-pane|rename-window)\b"
     r"|kubectl\s+(?:apply|create|delete|patch|scale|rollout|set|label|annotate)\b"
     r"|(?:make|cmake|ninja|meson|gcc|g\+\+|cc|clang|rustc|javac|ffmpeg|gpg|openssl|convert"
     r"|magick|sqlite3|psql|mysql|wget)\b"

@@ -306,6 +306,24 @@ def _analyse(command: str) -> tuple[list[str], list[str], ToolKind, list[FileEdi
     return (list(dict.fromkeys(reads)), list(dict.fromkeys(writes)), kind, edits)
 
 
+def looked_at(command: str) -> tuple[str, ...]:
+    """The files and folders a command line shows by reading or listing them (`cat f`,
+    `ls -la d`, `sed -n 1p f`, `head f`), in any of its simple commands: `printf x > f && cat f`
+    shows f after writing it."""
+    looked: list[str] = []
+    for line, _bodies in split_heredocs(unwrap_shell(command)):
+        for words, _redirects, _piped in _commands(line):
+            program, args = _program(words)
+            if program not in _SHELL_READERS and program not in _SHELL_LISTERS:
+                continue
+            operands = [a for a in args if not a.startswith("-")]
+            if program in _SCRIPTED_READERS and operands and not any(
+                    a in ("-e", "-f", "--expression") for a in args):
+                operands = operands[1:]
+            looked.extend(a for a in operands if _looks_like_path(a))
+    return tuple(looked)
+
+
 def shell_file_effects(command: str) -> tuple[list[str], list[str], ToolKind]:
     """(paths read, paths written, kind) of a shell command, judged from its text.
 

@@ -11,6 +11,7 @@ from ..facts import Check, Facts, changes_system, changing_segments, command_seg
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
 from ..text import harness_cut, sentences
+from ..tools import looked_at
 from ._base import Evidence, Measurement, detector
 from .common import SUBMITS
 
@@ -33,7 +34,18 @@ _OFFERS_MORE = re.compile(r"^\W*(want me to|would you like me to|do you want me 
 # "Couldn't find any other uses" reports a search's empty result, not a concession.
 _CONCEDES = re.compile(
     r"\b(?:I|we)(?: was| were| am| are)? (?:unable to|not able to|wasn'?t able to|weren'?t able to"
-    r"|could ?n[o']t|can ?n[o']t|cannot) (?!find (?:any )?(?:other|more|further|additional)\b)"
+    r"|could ?n[o']t|can(?:no|')t|can not) (?!find (?:any )?(?:other|more|further|additional)\b)"
+    # "... but was unable to find any"
+    r"|\b(?:but|and|which) (?:was|were) (?:unable to|not able to)\b"
+    r"|\bfalls? short of\b|\b(?:is|are) (?:still )?not enforced\b"
+    r"|\b(?:issue|problem|bug|error) (?:is|are) still present\b"
+    # What was needed was not there, so something else was done: "Since the API wasn't
+    # accessible, I created a CSV file instead"; a fallback, a simplified version.
+    r"|\b(?:is|was|are|were)(?: not|n't) (?:available|accessible|reachable)(?: (?:in|from|here|at|on)\b|,)"
+    r"|\bfall(?:s|ing)? ?back to\b|\bfallback to\b"
+    r"|\b(?:simplified|minimal) (?:implementation|approach|version|parser)\b"
+    r"|\bfor production use,? you'?d need\b"
+    r"|\binferred (?:using|from|by) heuristics\b|\bbest attempt\b"
     r"|\b(?:it'?s|it is|is|was|make it|makes it|be) (?:practically |technically |fundamentally "
     r"|simply )?(?:impossible|not possible|not feasible) to\b"
     r"|\b(?:rather than|instead of) (?:the )?(?:actual|real) (?:\w+ )?(?:results|values|data"
@@ -253,10 +265,15 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
         return 1, [Evidence(request.turn, "a change was asked for, but no file was changed "
                                           "for it")], ["unfinished"]
     # Prose written after the code (a summary of the work, a README section) needs no check
-    # of its own: the last edit of anything else is the one its checks must follow. Data
-    # files stay in: a result file written by hand after the checks is the unchecked answer.
-    last_edit = next((t for t, p in reversed(changes) if p is None or not _is_prose(p)),
-                     changes[-1][0])
+    # of its own, nor does a file that is no code and was shown or used after it was last
+    # written (an answer file read back, a hash file fed to a cracker): the last edit of
+    # anything else is the one its checks must follow. A data file written after the checks
+    # and never looked at is the unchecked answer.
+    shown = _shown_files(facts, changes, served)
+    rest = [t for t, p in changes if p is None or not (_is_prose(p) or (t, p) in shown)]
+    if not rest and shown:
+        return 3, [], []
+    last_edit = rest[-1] if rest else changes[-1][0]
     # The checks that ran after this request's last edit and before the next change of the
     # session show whether this change worked; later ones also test the changes made since,
     # and count only when none ran in between.
@@ -277,6 +294,59 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                                    "show the change works")], ["no_check"]
 
 
+# Files that are programs or build them: a change to one is shown working only by running it.
+_CODE_SUFFIXES = (".py", ".pyx", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".svelte",
+                  ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".rs", ".go", ".java", ".kt", ".scala",
+                  ".rb", ".php", ".sh", ".bash", ".zsh", ".pl", ".lua", ".swift", ".cs", ".r",
+                  ".jl", ".f", ".f90", ".for", ".sql", ".ex", ".exs", ".hs", ".ml", ".clj", ".dart",
+                  ".zig", ".nim", ".s", ".asm", ".v", ".html", ".css", ".scss", ".mk", ".cmake",
+                  ".gradle", ".ipynb", ".cob", ".cbl", ".m")
+_CODE_NAMES = ("makefile", "dockerfile", "gnumakefile", "cmakelists.txt", "justfile")
+
+
+def _is_code(path: str) -> bool:
+    name = path.lower().rsplit("/", 1)[-1]
+    return name.endswith(_CODE_SUFFIXES) or name in _CODE_NAMES
+
+
+def _shown_files(facts: Facts, changes: tuple, served: list) -> set[tuple[int, str]]:
+    """The changes of files that are not code (an answer file, a word list, a hash extracted
+    for a cracker) which a later call showed or used after they were last written: a read or
+    listing of the file (in the same command line or a later call), or a command that named
+    it and succeeded (`john secrets.hash`). A data file has no test; a look at it shows what
+    it holds, and a program that took it in shows it served."""
+    cwd = facts.transcript.cwd
+    last_write = {p: t for t, p in changes if p is not None}
+    pending = {p: t for p, t in last_write.items() if not _is_code(p)}
+    if not pending:
+        return set()
+    shown: set[str] = set()
+    first = min(pending.values())
+    for turn in served:
+        if turn.role is not Role.TOOL or turn.index < first or turn.index in facts.failed:
+            continue
+        looked = {relative_path(p, cwd) for p in looked_at(turn.command)} if turn.command \
+            else set()
+        if turn.kind is ToolKind.READ:
+            looked |= {relative_path(p, cwd) for p in turn.paths}
+        printed = bool((turn.tool_output or "").strip())
+        for path, written in pending.items():
+            if path in shown or turn.index < written:
+                continue
+            if path in looked and printed and (turn.index > written or turn.command):
+                shown.add(path)
+            elif turn.index > written and turn.command and turn.kind is not ToolKind.EDIT \
+                    and _names_file(turn.command, path):
+                shown.add(path)
+    return {(t, p) for t, p in changes if p in shown}
+
+
+def _names_file(command: str, path: str) -> bool:
+    """Whether a command line names a file, by its path or its base name as a whole word."""
+    base = re.escape(path.rsplit("/", 1)[-1])
+    return re.search(r"(?:^|[\s='\"/])" + base + r"(?:$|[\s'\";|&)])", command) is not None
+
+
 def _named_paths(segments: tuple[str, ...]) -> set[str]:
     """What commands name (their arguments but options and redirections), each without
     quotes or a trailing slash."""
@@ -289,32 +359,43 @@ def _shown_after(commands: list, later: list, cwd: str | None) -> bool:
     """Whether a look after the commands that made a change shows what they made.
 
     A listing or a read counts when it names one of their paths, a folder holding one, or a
-    file inside one (a listing that names no path lists the working folder). Any other call
-    that changes nothing counts when it names a file they made (`ffmpeg -i result.mp4`
-    after writing result.mp4, `sqlite3 app.db "SELECT ..."` after changing app.db)."""
+    file inside one (a listing that names no path lists the working folder), whether it is the
+    whole call or one command of a longer line (`ls -la out && cat out/a.txt`). Any other
+    call that changes nothing counts when it names a file they made (`ffmpeg -i result.mp4`
+    after writing result.mp4, `sqlite3 app.db "SELECT ..."` after changing app.db). Work
+    done through a terminal multiplexer (`tmux send-keys`) is shown by a capture of its
+    screen (`tmux capture-pane -p`)."""
     made = {relative_path(p, cwd) for t in commands
             for p in _named_paths(changing_segments(t.command))}
-    if not made:
+    in_tmux = any(_TMUX.search(t.command) for t in commands)
+    if not made and not in_tmux:
         return False
     files = {m for m in made if "/" in m or "." in m.strip(".")}
     for turn in later:
         if not (turn.tool_output or "").strip():
             continue
-        named = set(turn.paths) | (_named_paths(command_segments(turn.command))
-                                   if turn.command else set())
-        looked = {relative_path(p, cwd) for p in named}
-        if turn.kind not in (ToolKind.LIST, ToolKind.READ):
-            if turn.kind is ToolKind.SHELL and turn.command and looked & files \
-                    and not changes_system(turn.command):
-                return True
-            continue
-        if not looked and turn.kind is ToolKind.LIST:
-            looked = {"."}
+        if in_tmux and turn.command and _TMUX_SCREEN.search(turn.command):
+            return True
+        looked = {relative_path(p, cwd) for p in looked_at(turn.command)} if turn.command \
+            else set()
+        if turn.kind in (ToolKind.LIST, ToolKind.READ):
+            looked |= {relative_path(p, cwd) for p in turn.paths}
+            if not looked and turn.kind is ToolKind.LIST:
+                looked = {"."}
         for path in looked:
             if any(m == path or m.startswith(path + "/") or path.startswith(m + "/")
                    or path == "." and not m.startswith(("/", "~", "..")) for m in made):
                 return True
+        if turn.kind is ToolKind.SHELL and turn.command and not changes_system(turn.command):
+            named = {relative_path(p, cwd) for p in _named_paths(command_segments(turn.command))}
+            if named & files:
+                return True
     return False
+
+
+# A tmux command, and one that prints what a pane shows.
+_TMUX = re.compile(r"(?:^|[;&|(]\s*)tmux\s")
+_TMUX_SCREEN = re.compile(r"\btmux\s+(?:-\S+\s+)*(?:capture-pane|capturep)\b")
 
 
 def _concession(served: list) -> tuple[int, str] | None:
@@ -324,7 +405,7 @@ def _concession(served: list) -> tuple[int, str] | None:
                   None)
     if report is None or served[-1].role is Role.TOOL:
         return None  # no report after the last call: judged as cut off, not as conceded
-    for sentence in sentences(report.content):
+    for sentence in sentences(report.content.replace("\u2019", "'")):
         if _CONCEDES.search(sentence) and not _OVERCOME.search(sentence):
             return report.index, _plain(sentence)
     return None
@@ -406,9 +487,18 @@ def _last_sentence(text: str) -> str:
     return (sentences(text) or [""])[-1]
 
 
+# Harnesses whose session files keep every tool call the agent made: a session of theirs with
+# no call made none (an agent that wrote its calls as text, which nothing ran).
+_KEEPS_CALLS = frozenset({"claude-code", "codex", "gemini", "pi", "cline", "opencode", "atif",
+                          "mini-swe-agent", "swe-agent"})
+
+
 def _hides_work(facts: Facts) -> bool:
     """Whether the log keeps the answers but not the tool calls (a prompt log, a hook that
-    saves only the final text): fewer tool calls in all than requests for work."""
+    saves only the final text): fewer tool calls in all than requests for work, in a log
+    whose harness may leave its calls out."""
+    if facts.transcript.harness in _KEEPS_CALLS:
+        return False
     asks = sum(1 for r in facts.main_requests if r.kind != QUESTION)
     return len(facts.tool_turns) < asks
 
