@@ -58,9 +58,13 @@ _SHELL_NEUTRAL = {"cd", "pushd", "popd", "echo", "printf", "true", "false", "set
 _INTERPRETERS = {"python", "python3", "node", "perl", "ruby", "bun", "deno", "php"}
 _SCRIPT_WRITES = re.compile(
     r"\.write_text\(|\.write_bytes\(|writeFileSync\(|writeFile\(|\bopen\([^)]*['\"][wa]\+?b?['\"]"
-    r"|\.write\(|File\.write|file_put_contents\(|os\.replace\(|shutil\.(?:copy|move)")
+    r"|\.write\(|File\.write|file_put_contents\(|os\.replace\(|shutil\.(?:copy|move)"
+    # data written by libraries: pandas frames, arrays, pickles, models, figures
+    r"|\.to_(?:csv|parquet|json|excel|pickle|feather|hdf|html|markdown|xml)\(|\.save(?:fig|txt|z)?\("
+    r"|\b(?:json|pickle|yaml|joblib|torch)\.dump\(|\btorch\.save\(")
 _SCRIPT_PATHS = re.compile(
-    r"(?:Path|open|writeFileSync|writeFile|readFileSync)\(\s*['\"]([^'\"\n]+)['\"]")
+    r"(?:Path|open|writeFileSync|writeFile|readFileSync|\.to_[a-z]+|\.save(?:fig|txt|z)?)"
+    r"\(\s*['\"]([^'\"\n]+)['\"]")
 _HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _SPLITTERS = {";", "&&", "||", "|", "&", "(", ")", ";;", "|&"}
 _WRITE_REDIRECTS = {">", ">>", ">|", "&>", "&>>"}
@@ -270,7 +274,8 @@ def _analyse(command: str) -> tuple[list[str], list[str], ToolKind, list[FileEdi
                         "-c" in args and _SCRIPT_WRITES.search(" ".join(args))):
                     scripted_edit = True
                     # the files the script names are the best guess at what it changed
-                    writes.extend(p for body in bodies for p in _SCRIPT_PATHS.findall(body)
+                    code = [*bodies, " ".join(args)] if "-c" in args else bodies
+                    writes.extend(p for body in code for p in _SCRIPT_PATHS.findall(body)
                                   if _looks_like_path(p))
                 kinds.add(ToolKind.SHELL)
                 continue

@@ -69,7 +69,7 @@ _REFUSED = re.compile(r"denied|rejected|not allowed|doesn'?t want to proceed|per
 _NAMED_OPERATIONS = ("commit", "push", "pull", "merge", "rebase", "clone", "tag", "checkout",
                      "deploy", "publish", "install", "login")
 _CAUSES = ("unfinished", "false_claim", "check_failed", "no_check", "corrected", "interrupted",
-           "last_call_failed", "unanswered", "partial_answer", "not_run", "conceded")
+           "last_call_failed", "unanswered", "partial_answer", "not_run", "conceded", "plan_open")
 _LABELS = {3: "done and shown", 2: "done with gaps", 1: "partial", 0: "no progress"}
 
 
@@ -130,6 +130,14 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         level = 1
         evidence.append(Evidence(*cut_off))
         causes.append("unfinished")
+    open_items = _plan_left_open(facts)
+    if open_items is not None and level == 3:
+        turn, items = open_items
+        level = 2
+        evidence.append(Evidence(turn, f"the agent's own plan still had {len(items)} open "
+                                       f"{'item' if len(items) == 1 else 'items'} when it "
+                                       f"stopped: \u201c{items[0][:100]}\u201d"))
+        causes.append("plan_open")
     late_interrupts = [t for t in facts.interruptions if answer is None or t > answer.index]
     if late_interrupts and level >= 2:
         level = 2
@@ -140,6 +148,29 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     summary = (f"{_LABELS[level]}: {done} of {len(results)} "
                f"{'request' if len(results) == 1 else 'requests'} done and shown")
     return Measurement(level, tuple(evidence), summary, tuple(dict.fromkeys(causes)))
+
+
+# Plan items that the final report itself completes.
+_REPORT_ITEM = re.compile(r"\b(?:report|summar|final answer|respond|reply)", re.I)
+
+
+def _plan_left_open(facts: Facts) -> tuple[int, list[str]] | None:
+    """The agent's last plan update (TodoWrite, update_plan) of the last request, and the
+    items it still held as pending when the session ended; None when every item was done (a
+    last item about reporting is done by the final message itself)."""
+    last_request = facts.main_requests[-1] if facts.main_requests else None
+    plan = next((t for t in reversed(facts.tool_turns) if t.kind is ToolKind.PLAN
+                 and t.meta is None and t.index not in facts.failed), None)
+    if plan is None or last_request is None or plan.index < last_request.turn:
+        return None
+    inputs = plan.tool_input or {}
+    items = inputs.get("todos", inputs.get("plan"))
+    if not isinstance(items, list):
+        return None
+    open_items = [str(item.get("content") or item.get("step") or "") for item in items
+                  if isinstance(item, dict) and item.get("status") == "pending"]
+    open_items = [text for text in open_items if text and not _REPORT_ITEM.search(text)]
+    return (plan.index, open_items) if open_items else None
 
 
 # A closing sentence that announces the next step ("Let me fix that and rerun the tests.").
