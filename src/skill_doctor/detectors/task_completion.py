@@ -179,6 +179,12 @@ _ANNOUNCES = re.compile(r"^\W*(?:(?:now|next|first|then|ok(?:ay)?|great|perfect|
                         r"(?!know\b|leave\b|stop\b|wait\b|be\b|end\b)\w+[^?]*$", re.I)
 
 
+# A tool call the model wrote into its message instead of making it (`<invoke name="Write">`,
+# a model's raw call tokens): nothing ran it.
+_CALL_AS_TEXT = re.compile(r"<function_calls>|<invoke name=|<tool_call>|\u2581call\u2581|"
+                           r"<\|tool_call|\btool\u2581(?:sep|call)")
+
+
 def _ended_mid_work(facts: Facts) -> tuple[int, str] | None:
     """Where the session broke off with the work unfinished, and how: on a tool call with no
     answer after it (a turn limit, a crash or a timeout), or on a message announcing a next
@@ -187,6 +193,9 @@ def _ended_mid_work(facts: Facts) -> tuple[int, str] | None:
     if last is None or not facts.assistant_turns:
         return None
     if last.role is Role.ASSISTANT and facts.tool_turns:
+        if _CALL_AS_TEXT.search(last.content):
+            return last.index, ("the session ended on a tool call written out as text, which "
+                                "never ran")
         closing = _last_sentence(last.content)
         if _ANNOUNCES.match(closing):
             return last.index, ("the session ended on an announced next step that never ran: "
