@@ -28,9 +28,13 @@ def _cases():
             yield pytest.param(table["criterion"], case, id=f"{table['criterion']}:{case['name']}")
 
 
-def grade_steps(tmp_path: Path, steps: list[dict], rubric_obj=None) -> scoring.Scores:
+def grade_steps(tmp_path: Path, steps: list[dict], rubric_obj=None, *, headless: bool = False
+                ) -> scoring.Scores:
     session = tmp_path / "session.jsonl"
-    session.write_text(claude_jsonl(steps), encoding="utf-8")
+    text = claude_jsonl(steps)
+    if headless:  # `claude -p --output-format stream-json` closes its log with a result record
+        text += '{"type": "result", "subtype": "success", "is_error": false}\n'
+    session.write_text(text, encoding="utf-8")
     transcript = decode_file(session)
     assert len(transcript.turns) == len(steps), "each step must decode to exactly one turn"
     return scoring.score(facts.compute(transcript), rubric_obj or rubric.load())
@@ -46,7 +50,8 @@ def criterion_result(scores: scoring.Scores, key: str) -> scoring.CriterionScore
 
 @pytest.mark.parametrize("criterion, case", list(_cases()))
 def test_rule_case(tmp_path, criterion, case):
-    result = criterion_result(grade_steps(tmp_path, case["steps"]), criterion)
+    result = criterion_result(grade_steps(tmp_path, case["steps"], headless=case.get("headless", False)),
+                              criterion)
     cited = [e.turn for e in result.measurement.evidence] if result.measurement else []
     if result.measurement is not None:  # a cause picks the suggestion, so it must be declared
         declared = DETECTORS[result.criterion.detector].causes

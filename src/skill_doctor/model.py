@@ -140,6 +140,9 @@ class Transcript:
     # Why the agent never ran (its install failed, its command was not found): such a run is
     # too short to assess, for that reason, rather than a session that went badly.
     not_started: str | None = None
+    # A run with no one at the keyboard (`claude -p`, a benchmark's agent): it ends when the
+    # agent stops, and so does everything it left running in the harness's own shells.
+    headless: bool = False
     # When the file holds several sessions one after another: how many, and which one (1-based)
     # this transcript is.
     part: tuple[int, int] | None = None

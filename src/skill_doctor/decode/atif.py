@@ -49,6 +49,7 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     # The graded harness is the agent that ran; the trajectory is only its container.
     name = text_or_none(agent.get("name"))
     b = TranscriptBuilder(str(path), name or HARNESS)
+    b.headless = True  # a trajectory is a benchmark's agent run, with no one at the keyboard
     b.extra["format"] = str(data.get("schema_version"))[:40]
     b.session_id = text_or_none(data.get("session_id"))
     b.model = text_or_none(agent.get("model_name"))

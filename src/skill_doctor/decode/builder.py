@@ -102,7 +102,8 @@ class TranscriptBuilder:
         # without a result while later calls got theirs was only announced, never run.
         self.drop_unanswered_calls = False
         self._session_starts: list[tuple[dict[str, Any] | None, str | None, str | None]] = []
-        self.not_started: str | None = None  # why the agent never ran, when the log says
+        self.not_started: str | None = None
+        self.headless = False  # a run no one took part in (see Transcript.headless)  # why the agent never ran, when the log says
 
     # -- what decoders call -------------------------------------------------------------
 
@@ -289,7 +290,7 @@ class TranscriptBuilder:
             not_a_transcript=self.not_a_transcript, extra=tuple(sorted(self.extra.items())),
             usage=usage,
             session_starts=tuple(session_starts) if len(session_starts) > 1 else (),
-            not_started=self.not_started,
+            not_started=self.not_started, headless=self.headless,
         )
 
     # -- internals ------------------------------------------------------------------------

@@ -207,6 +207,7 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
             _assistant(b, rec, message, lineno, ts, tool_names)
         else:
             _user(b, rec, message, lineno, ts, tool_names)
+    b.headless = headless
     if headless and not b.has_request:
         # `claude -p '...'` takes the request on its command line and writes no user record.
         b.user("[the request is not in this log]", meta="request-unknown", first=True)

@@ -74,7 +74,8 @@ _REFUSED = re.compile(r"denied|rejected|not allowed|doesn'?t want to proceed|per
 _NAMED_OPERATIONS = ("commit", "push", "pull", "merge", "rebase", "clone", "tag", "checkout",
                      "deploy", "publish", "install", "login")
 _CAUSES = ("unfinished", "false_claim", "check_failed", "no_check", "corrected", "interrupted",
-           "last_call_failed", "unanswered", "partial_answer", "not_run", "conceded", "plan_open")
+           "last_call_failed", "unanswered", "partial_answer", "not_run", "conceded", "plan_open",
+           "tied_to_session")
 _LABELS = {3: "done and shown", 2: "done with gaps", 1: "partial", 0: "no progress"}
 
 
@@ -135,6 +136,13 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         level = 1
         evidence.append(Evidence(*cut_off))
         causes.append("unfinished")
+    tied = _service_tied_to_session(facts)
+    if tied is not None and level == 3:
+        level = 2
+        evidence.append(Evidence(tied, "the program the request needs running was started in "
+                                       "the harness's own background shell, which ends with "
+                                       "the session"))
+        causes.append("tied_to_session")
     open_items = _plan_left_open(facts)
     if open_items is not None and level == 3:
         turn, items = open_items
@@ -153,6 +161,43 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     summary = (f"{_LABELS[level]}: {done} of {len(results)} "
                f"{'request' if len(results) == 1 else 'requests'} done and shown")
     return Measurement(level, tuple(evidence), summary, tuple(dict.fromkeys(causes)))
+
+
+# A request for a program that keeps running: a server, a service, a port to listen on.
+_WANTS_RUNNING = re.compile(r"\b(?:server|service|daemon|listen(?:s|ing)? on|on port|port \d+"
+                            r"|keep (?:it |them )?running|leave (?:it |them )?running"
+                            r"|in the background)\b", re.I)
+# Launches that outlive the shell that made them.
+_DETACHED = re.compile(r"\b(?:nohup|setsid|disown|daemon(?:ize)?|systemctl|service\s+\S+\s+start"
+                       r"|supervisorctl|pm2|forever|screen\s+-d|tmux\s+new)\b|\s-d\b|&\s*$")
+
+
+def _service_tied_to_session(facts: Facts) -> int | None:
+    """In a headless run, the launch in the harness's own background shell (Claude Code's
+    run_in_background) of the program the last request needs left running, when nothing
+    else started it to outlive the session and it was not stopped on purpose; None
+    otherwise. That shell is the session's child: the server is gone once the run ends.
+    (Someone at the keyboard keeps the session, and the server, as long as they need it.)"""
+    if not facts.transcript.headless:
+        return None
+    last_request = facts.main_requests[-1] if facts.main_requests else None
+    if last_request is None or not _WANTS_RUNNING.search(facts.turn(last_request.turn).content):
+        return None
+    launch = None
+    for turn in facts.tool_turns:
+        if turn.index in facts.failed:
+            continue
+        if (turn.tool_input or {}).get("run_in_background") is True:
+            launch = turn
+        elif launch is not None and (turn.tool_name in ("KillShell", "KillBash")
+                                     or turn.command and re.search(r"\b(?:kill|pkill|killall)\b",
+                                                                   turn.command)):
+            launch = None  # stopped on purpose (a test run), or replaced by another start
+        elif launch is not None and turn.command and _DETACHED.search(turn.command):
+            launch = None  # started again so that it outlives the session
+    if launch is None or _DETACHED.search(launch.command or ""):
+        return None
+    return launch.index
 
 
 # Plan items that the final report itself completes.
