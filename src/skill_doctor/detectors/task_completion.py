@@ -131,6 +131,9 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
             evidence.extend(req_evidence)
             causes.extend(req_causes)
     answer = facts.final_answer
+    # How the session ended (cut off, a server tied to the run, the plan left open, an
+    # interruption) bounds the last request too, so it is not counted as done.
+    before_ending = level
     cut_off = _ended_mid_work(facts)
     if cut_off is not None and level >= 2 and not facts.interruptions:
         level = 1
@@ -158,6 +161,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         causes.append("interrupted")
     evidence = sorted(dict.fromkeys(evidence), key=lambda e: e.turn)
     done = sum(1 for lvl, _, _ in results if lvl == 3)
+    if level < before_ending and results[-1][0] == 3:
+        done -= 1
     summary = (f"{_LABELS[level]}: {done} of {len(results)} "
                f"{'request' if len(results) == 1 else 'requests'} done and shown")
     return Measurement(level, tuple(evidence), summary, tuple(dict.fromkeys(causes)))
