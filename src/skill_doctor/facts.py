@@ -659,7 +659,8 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
 _SYSTEM_CHANGE = re.compile(
     r"^(?:sudo\s+(?:-\S+\s+)*)?(?:"
     # `python -m pip install ...` is pip run through the interpreter.
-    r"(?:python[\d.]*\s+(?:-\S+\s+)*-m\s+)?(?:pip3?|uv|pipx|poetry|conda|mamba|micromamba|npm|pnpm|yarn|bun|gem|cargo|go|apt(?:-get)?"
+    r"(?:python[\d.]*\s+(?:-\S+\s+)*-m\s+)?"
+    r"(?:pip3?|uv|pipx|poetry|conda|mamba|micromamba|npm|pnpm|yarn|bun|gem|cargo|go|apt(?:-get)?"
     r"|yum|dnf|apk|brew|snap|pacman|zypper|R|Rscript)\s+(?:\S+\s+)*?(?:install|add|remove"
     r"|uninstall|upgrade|update|sync|create|build|env)\b"
     r"|(?:chmod|chown|chgrp|mkdir|rmdir|rm|mv|cp|ln|touch|install|tar|unzip|gunzip|gzip|bzip2|xz"

@@ -60,7 +60,8 @@ _SCRIPT_WRITES = re.compile(
     r"\.write_text\(|\.write_bytes\(|writeFileSync\(|writeFile\(|\bopen\([^)]*['\"][wa]\+?b?['\"]"
     r"|\.write\(|File\.write|file_put_contents\(|os\.replace\(|shutil\.(?:copy|move)"
     # data written by libraries: pandas frames, arrays, pickles, models, figures
-    r"|\.to_(?:csv|parquet|json|excel|pickle|feather|hdf|html|markdown|xml)\(|\.save(?:fig|txt|z)?\("
+    r"|\.to_(?:csv|parquet|json|excel|pickle|feather|hdf|html|markdown|xml)\("
+    r"|\.save(?:fig|txt|z)?\("
     r"|\b(?:json|pickle|yaml|joblib|torch)\.dump\(|\btorch\.save\(")
 _SCRIPT_PATHS = re.compile(
     r"(?:Path|open|writeFileSync|writeFile|readFileSync|\.to_[a-z]+|\.save(?:fig|txt|z)?)"

@@ -102,8 +102,8 @@ class TranscriptBuilder:
         # without a result while later calls got theirs was only announced, never run.
         self.drop_unanswered_calls = False
         self._session_starts: list[tuple[dict[str, Any] | None, str | None, str | None]] = []
-        self.not_started: str | None = None
-        self.headless = False  # a run no one took part in (see Transcript.headless)  # why the agent never ran, when the log says
+        self.not_started: str | None = None  # why the agent never ran, when the log says
+        self.headless = False  # a run no one took part in (see Transcript.headless)
 
     # -- what decoders call -------------------------------------------------------------
 

@@ -40,12 +40,14 @@ _CONCEDES = re.compile(
     r"|\bfalls? short of\b|\b(?:is|are) (?:still )?not enforced\b"
     r"|\b(?:below|short of|under) (?:the |your )?(?:[\d.,]+ ?%? )?(?:target|goal)\b"
     r"|\b(?:since|as|because) no \w+(?: \w+)? (?:were|was|could be) found\b"
-    # An offer to go on trying what was asked: the work stopped before it was done.
-    r"|\b(?:would you like|do you want|shall I|should I)\b(?: me)?(?: to)? (?:try|proceed|attempt)\b"
     r"|\b(?:issue|problem|bug|error) (?:is|are) still present\b"
+    # An offer to go on trying what was asked: the work stopped before it was done.
+    r"|\b(?:would you like|do you want|shall I|should I)\b(?: me)?(?: to)?"
+    r" (?:try|proceed|attempt)\b"
     # What was needed was not there, so something else was done: "Since the API wasn't
     # accessible, I created a CSV file instead"; a fallback, a simplified version.
-    r"|\b(?:is|was|are|were)(?: not|n't) (?:available|accessible|reachable)(?: (?:in|from|here|at|on)\b|,)"
+    r"|\b(?:is|was|are|were)(?: not|n't) (?:available|accessible|reachable)"
+    r"(?: (?:in|from|here|at|on)\b|,)"
     r"|\b(?:is|was|are|were) (?:also |still )?(?:inaccessible|unreachable)\b"
     r"|\bfall(?:s|ing)? ?back to\b|\bfallback to\b"
     r"|\b(?:simplified|minimal) (?:implementation|approach|version|parser)\b"
