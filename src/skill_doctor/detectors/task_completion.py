@@ -41,6 +41,10 @@ _CONCEDES = re.compile(
     r"|\b(?:below|short of|under) (?:the |your )?(?:[\d.,]+ ?%? )?(?:target|goal)\b"
     r"|\b(?:since|as|because) no \w+(?: \w+)? (?:were|was|could be) found\b"
     r"|\b(?:issue|problem|bug|error) (?:is|are) still present\b"
+    # A result off what was expected, explained away: "may differ slightly", "shifted from
+    # the expected position ... could be due to strain".
+    r"|\b(?:may|might|could) differ\b|\bdiffers? slightly\b|\bslightly (?:shifted|off)\b"
+    r"|\bshifted from (?:the )?expected\b|\bdoes(?:n't| not) affect (?:the )?functionality\b"
     # An offer to go on trying what was asked: the work stopped before it was done.
     r"|\b(?:would you like|do you want|shall I|should I)\b(?: me)?(?: to)?"
     r" (?:try|proceed|attempt)\b"
