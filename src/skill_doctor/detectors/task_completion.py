@@ -421,6 +421,9 @@ def _shown_files(facts: Facts, changes: tuple, served: list) -> set[tuple[int, s
     pending = {p: t for p, t in last_write.items() if not _is_code(p)}
     if not pending:
         return set()
+    by_base: dict[str, list[str]] = {}
+    for path in pending:
+        by_base.setdefault(path.rsplit("/", 1)[-1], []).append(path)
     shown: set[str] = set()
     first = min(pending.values())
     for turn in served:
@@ -430,22 +433,20 @@ def _shown_files(facts: Facts, changes: tuple, served: list) -> set[tuple[int, s
             else set()
         if turn.kind is ToolKind.READ:
             looked |= {relative_path(p, cwd) for p in turn.paths}
-        printed = bool((turn.tool_output or "").strip())
-        for path, written in pending.items():
-            if path in shown or turn.index < written:
-                continue
-            if path in looked and printed and (turn.index > written or turn.command):
-                shown.add(path)
-            elif turn.index > written and turn.command and turn.kind is not ToolKind.EDIT \
-                    and _names_file(turn.command, path):
-                shown.add(path)
+        if looked and (turn.tool_output or "").strip():
+            shown.update(p for p in looked & pending.keys()
+                         if turn.index > pending[p] or turn.index == pending[p] and turn.command)
+        if turn.command and turn.kind is not ToolKind.EDIT:
+            # A command that names the file (by its base name, as a word of its own) used it.
+            for word in _WORD_SPLIT.split(turn.command):
+                for path in by_base.get(word.rsplit("/", 1)[-1], ()):
+                    if turn.index > pending[path]:
+                        shown.add(path)
     return {(t, p) for t, p in changes if p in shown}
 
 
-def _names_file(command: str, path: str) -> bool:
-    """Whether a command line names a file, by its path or its base name as a whole word."""
-    base = re.escape(path.rsplit("/", 1)[-1])
-    return re.search(r"(?:^|[\s='\"/])" + base + r"(?:$|[\s'\";|&)])", command) is not None
+# What separates the words of a command line when looking for the files it names.
+_WORD_SPLIT = re.compile(r"[\s='\";|&()<>]+")
 
 
 def _named_paths(segments: tuple[str, ...]) -> set[str]:
