@@ -146,3 +146,26 @@ def test_an_exception_line_without_its_traceback_and_a_failed_cd_fail(tmp_path):
          "output": "validated 3 rows"},
         {"assistant": "The example validates."},
     ]) == [(2, "run", False), (3, "test", False), (4, "run", True)]
+
+
+def test_a_command_line_shows_the_files_its_reads_and_listings_name():
+    from skill_doctor.tools import looked_at
+
+    assert looked_at("printf 'honeybear\\n' > /app/solution.txt && sed -n '1p' /app/solution.txt") \
+        == ("/app/solution.txt",)
+    assert looked_at("ls -la /app/encrypted_data && echo done") == ("/app/encrypted_data",)
+    assert looked_at("bash -lc 'head -n 5 out/result.csv'") == ("out/result.csv",)
+    # Writing, running or echoing a file shows nothing of it.
+    assert looked_at("python3 train.py > log.txt") == ()
+    assert looked_at("echo /app/solution.txt") == ()
+
+
+def test_inline_programs_that_write_data_through_libraries_change_the_files_they_name():
+    from skill_doctor.model import ToolKind
+    from skill_doctor.tools import shell_file_effects
+
+    _, writes, kind = shell_file_effects(
+        "python -c \"import pandas as pd; pd.read_csv('/app/data.csv').to_parquet('/app/data.parquet')\"")
+    assert kind is ToolKind.EDIT and writes == ["/app/data.parquet"]
+    _, writes, kind = shell_file_effects("python -c \"import pandas as pd; print(pd.read_csv('a.csv').shape)\"")
+    assert kind is not ToolKind.EDIT and writes == []
