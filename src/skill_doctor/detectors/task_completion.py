@@ -98,21 +98,28 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     summary, a README section) needing no check of its own; 2 when no
     check shows it works (documentation and configuration need none, nor does a request that
     says "don't test"); 1 when that check still fails (the final message claiming success
-    anyway is called out) or nothing was changed. A change made by commands instead of edits
-    (packages installed, permissions set, files archived or removed) is judged the same way by
-    the checks after the last of them. A question is done (3) when an answer of
+    anyway is called out) or nothing was changed. A file that is no code (an answer file, a
+    word list) needs no check of its own once a look at it or a command that used it came
+    after it was written. A change made by commands instead of edits (packages installed,
+    permissions set, files archived or removed, keys typed into tmux) is judged the same way
+    by the checks after the last of them, or by a look at what they made. A log whose harness
+    keeps every call (Claude Code, Codex ...) and holds none shows no work, whatever its
+    answer says. A question is done (3) when an answer of
     `min_answer_words` words or more follows it (CJK text counted by characters); 2 when the
     answer rests on a tool output the harness cut, on calls that were refused, or ends by
     handing the question back; 1 when it got no answer. An operation (commit, push, deploy,
     install ...) is done when a command that does it ran and succeeded (asked to run the tests,
     when they ran and gave a verdict, pass or fail); 1 when it failed or never ran. A request
     is capped at 2 when its closing report says in the agent's own words that part of it was
-    not done ("I was unable to ...", "it is impossible to ...", "example values rather than
-    actual results"), when the user had to restate it or said the work was wrong, and at 1 when
-    that came after the last thing the agent did for it; a session the user interrupted at the
-    end is capped at 2, and one that broke off mid-work (on a tool call with no answer after
-    it, or on a message announcing a next step that never ran) at 1. 0 only when a request
-    got no response at all.
+    not done ("I was unable to ...", "it is impossible to ...", "falls short of the target",
+    a fallback, "would you like me to try ...", "example values rather than actual results"),
+    when the user had to restate it or said the work was wrong, and at 1 when that came after
+    the last thing the agent did for it; a session the user interrupted at the end, one whose
+    agent left items of its own plan never started, and a headless run that left the server
+    it was asked for in the harness's own background shell (it ends with the run) are capped
+    at 2, and one that broke off mid-work (on a tool call with no answer after it, on a call
+    written out as text, or on a message announcing a next step that never ran) at 1. 0 only
+    when a request got no response at all.
 
     Why it matters: a session that ends without what was asked, or without evidence that it
     works, leaves the user to finish or verify the work by hand.
