@@ -37,7 +37,9 @@ class _Episode:
 
 
 _CAUSES = ("failed_edit", "test_command_hunt", "repeated_command", "same_error", "loop",
-           "searched_again", "redo_after_user", "test_rewritten")
+           "searched_again", "redo_after_user", "test_rewritten", "missing_program")
+# A shell call whose program the machine does not have (the shell's own words for it).
+_MISSING_PROGRAM = re.compile(r"\b[\w.+-]+: (?:command )?not found\b|(?:^|\n)Exit code 127\b")
 # A command left running in the background whose result the agent never read.
 # Case-insensitive, matched at case-sensitive speed (text.CaselessPattern): run on every call.
 _STILL_RUNNING = CaselessPattern(r"process running with session id|still running"
@@ -59,7 +61,9 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     after unwrapping `cd x &&`, `bash -c`, `docker exec`, env assignments, pipes and flags
     (`git add x` refused, then `git add -f x`; `which tool` then `command -v tool`), an edit that
     did not apply redone on the same file (unless the file was read in between), or a search
-    that found nothing followed by another search of the same folder. The same call failing
+    that found nothing followed by another search of the same folder. A program the machine
+    does not have ("systemctl: not found") followed at once by another way of doing the same
+    step (`service nginx start`, sharing what it acts on) is one too. The same call failing
     with the same error again later in the session, however much later, continues its episode:
     nothing was learned. A check that fails, then a change to the code, then the check again
     is how fixes are tested (red-green), not a retry; a failing check "fixed" by editing only
@@ -135,6 +139,7 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
         episode.last = max(episode.last, again.index)
         in_retry.update((first.index, again.index))
 
+    missing: tuple[int, Turn, int] | None = None  # the last call whose program was missing
     check_failed = {c.turn for c in facts.checks if c.passed is False}
     checks_by_turn = {c.turn: c.kind for c in facts.checks}
     for t in facts.transcript.turns:
@@ -153,6 +158,20 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
         request = _request_of(facts, t.index)
         t_failed = t.index in failed_turns or t.index in check_failed
         key = _attempt_key(t, cwd)
+        if t.command and t.kind is not ToolKind.PLAN:
+            # A program the machine lacks, then another call for the same step (`systemctl`
+            # not found, then `service nginx start`): the first attempt was wasted.
+            if missing is not None and missing[2] == request and position - missing[0] == 1 \
+                    and missing[1].index not in in_retry and t.index not in in_retry \
+                    and not (t_failed and _MISSING_PROGRAM.search((t.tool_output or "")[:2000])) \
+                    and _operands(missing[1].command) & _operands(t.command):
+                add("missing:" + str(missing[1].index), request, missing[1], t, "missing_program")
+                missing = None
+            if t_failed and classify_check(t.command) is None \
+                    and _MISSING_PROGRAM.search((t.tool_output or "")[:2000]):
+                missing = (position, t, request)
+            else:
+                missing = None
         ineffective = (t.kind in (ToolKind.SEARCH, ToolKind.LIST) and _found_nothing(t)) or \
             bool(_STILL_RUNNING.search((t.tool_output or "")[:600]))
         if key is not None:
@@ -213,7 +232,8 @@ _SHORT = {"failed_edit": "an edit redone", "test_command_hunt": "a hunt for the 
           "repeated_command": "a failed command run again", "same_error": "the same error again",
           "loop": "a call repeated with the same result", "searched_again": "a search repeated",
           "redo_after_user": "work redone after the user objected",
-          "test_rewritten": "a test changed to pass"}
+          "test_rewritten": "a test changed to pass",
+          "missing_program": "a missing program replaced"}
 
 
 def _request_of(facts: Facts, index: int) -> int:
@@ -345,6 +365,18 @@ def _user_redos(facts: Facts) -> list[_Episode]:
     return episodes
 
 
+_SHELL_WORDS = frozenset({"sudo", "and", "then", "echo", "grep", "true", "false", "null",
+                          "dev", "bin", "usr", "the"})
+
+
+def _operands(command: str | None) -> set[str]:
+    """The words a command line acts on (`nginx` in `systemctl start nginx`), without its
+    options, its programs' usual company and short words: what two ways of doing one step
+    share."""
+    words = set(re.findall(r"(?<![-\w])[A-Za-z_][\w.]{2,}", command or ""))
+    return {w.lower() for w in words} - _SHELL_WORDS
+
+
 def _new_episode(episodes: list[_Episode], failed: Turn, cause: str) -> _Episode:
     what = failed.command or (failed.paths[0] if failed.paths else failed.tool_name) or "call"
     episode = _Episode(failed.index, failed.index, [failed.index], str(what), cause, "retry")
@@ -402,6 +434,9 @@ def _describe(ep: _Episode, facts: Facts) -> str:
         return f"the user had to ask again or reject the work: {ep.what[:120]}"
     if ep.cause == "searched_again":
         return f"a search found nothing and the same place was searched again (turns {shown})"
+    if ep.cause == "missing_program":
+        return (f"the machine lacked the program, and the step was done another way (turns "
+                f"{shown}): {ep.what[:120]}")
     if ep.cause == "test_rewritten":
         return f"a check failed and the test, not the code, was changed to pass (turns {shown})"
     if ep.cause == "same_error":
