@@ -77,7 +77,8 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     state (a check that passed earlier and fails after the last edit, or the last check after
     the last code edit failing), 1 for minor issues, 0 for none. Minor issues: no test, build,
     type check or lint ran after the last code edit, nor a run of a file the session edited
-    but did not write itself (an unverified change; a request that says not to test and
+    but did not write itself, nor, when all the code it changed is its own new code, a run of
+    that code (an unverified change; a request that says not to test and
     prose-only edits excepted); a failing check made to pass by editing
     only the tests; a Python file whose resulting text (when the
     transcript shows it whole) does not compile; debug statements or breakpoints, TODO / FIXME
@@ -251,8 +252,11 @@ def _verification_signals(facts: Facts, signal) -> None:
         return
     last_code_edit = max(code_edits)
     found = _found_and_edited(facts)
+    # A run of the changed code shows it works: of a file found there and edited; or, when
+    # the session only wrote code of its own (a new script, a new project), of that code.
+    ran = found or [path for path in facts.edits_by_path if not PROSE_ONLY.search(path)]
     after = [c for c in facts.checks if c.turn > last_code_edit and (
-        c.kind in _REAL_CHECKS or (c.kind == "run" and _runs_one_of(c.command, found)))]
+        c.kind in _REAL_CHECKS or (c.kind == "run" and _runs_one_of(c.command, ran)))]
     decided = [c for c in after if c.passed is not None]
     if decided and decided[-1].passed is False:
         if not any(e.turn > decided[-1].turn for e in facts.edits):
