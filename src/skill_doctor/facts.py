@@ -486,6 +486,19 @@ def compute(transcript: Transcript) -> Facts:
     )
 
 
+def _whole_if_shorter(window: tuple, turn: Turn) -> tuple:
+    """A read of the first N lines that printed fewer than N showed the whole file (`head -10`
+    of an 8-line file): a later `cat` of it shows nothing new."""
+    if len(window) != 3 or window[0] != 1 or not isinstance(window[1], int):
+        return window
+    output = turn.tool_output or ""
+    if not output.strip() or turn.output_length > len(output):
+        return window  # nothing printed, or the log kept only part of what was
+    if output.count("\n") + (not output.endswith("\n")) < window[1]:
+        return (1, None, window[2])
+    return window
+
+
 def _repeated_reads(turns: tuple[Turn, ...], reads: list[tuple[int, str]],
                     read_windows: Mapping[tuple[int, str], tuple],
                     changed: list[tuple[int, str]]) -> tuple[tuple[int, str, int], ...]:
@@ -575,6 +588,8 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
                 path = relative_path(raw, cwd)
                 reads.append((turn.index, path))
                 window = windows.get(raw) if windows is not None else _input_window(turn)
+                if window is not None and len(turn.paths) == 1:
+                    window = _whole_if_shorter(window, turn)
                 if window is not None:
                     read_windows[(turn.index, path)] = window
     elif kind in (ToolKind.SEARCH, ToolKind.LIST):
