@@ -13,10 +13,11 @@ from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import PROSE_ONLY, SUBMITS
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
 
-_CAUSES = ("plan_updates", "retries", "repeated_reads", "lookup_streak", "failed_calls",
-           "idle_stretch", "same_spot", "nudges", "needless_checks", "unasked_git")
+_CAUSES = ("plan_updates", "retries", "repeated_reads", "repeated_lookups", "lookup_streak",
+           "failed_calls", "idle_stretch", "same_spot", "nudges", "needless_checks", "unasked_git")
 _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry episodes",
           "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
+          "repeated_lookups": "listings or searches repeated with the same result",
           "failed_calls": "failed calls", "idle_stretch": "calls without progress",
           "same_spot": "edits of a spot the edit before had just written",
           "nudges": "messages only asking the agent to go on",
@@ -25,6 +26,7 @@ _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry ep
 # The same, for one turn ("1 failed call").
 _WORD = {"plan_updates": "todo/plan update", "retries": "call inside a retry episode",
          "repeated_reads": "repeated read", "lookup_streak": "lookup that could have joined others",
+         "repeated_lookups": "listing or search repeated with the same result",
          "failed_calls": "failed call", "idle_stretch": "call without progress",
          "same_spot": "edit of a spot the edit before had just written",
          "nudges": "message only asking the agent to go on",
@@ -42,7 +44,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     request); the calls inside retry episodes after the first attempt (repairing its own
     in-place edit, the looks between the attempts too), and each time the user had to ask
     again; a read of a part of a file already read since it last changed (see unnecessary
-    exploration); a command that runs nothing (`: installing git...`, an `echo` of a fixed
+    exploration) and a listing or search that gave the same answer as the same call before,
+    with no file changed between; a command that runs nothing (`: installing git...`, an `echo` of a fixed
     text); an edit that rewrites lines the call just before it wrote in the same file
     (one edit would have done both); searches and listings in a row beyond `lookup_streak`
     with nothing read, edited or run between (lookups that one better search would do); and
@@ -106,6 +109,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
     for turn, _path, _earlier in facts.repeated_reads:
         avoidable.setdefault(turn, "repeated_reads")
+    for index in _repeated_lookups(facts, tools):
+        avoidable.setdefault(index, "repeated_lookups")
 
     streak: list[int] = []
     for t in tools:
@@ -146,6 +151,25 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         if share else []
     causes = [cause for cause, turns in by_cause.items() for _ in turns]
     return Measurement(share, tuple(evidence), summary, _ranked_causes(causes, _CAUSES))
+
+
+def _repeated_lookups(facts: Facts, tools: list) -> list[int]:
+    """Listings and searches that gave the same answer as the same call earlier, with no file
+    changed between (`ls -F` twice): the second could tell nothing new."""
+    changed = {r.turn for r in facts.edits} | {turn for turn, _ in facts.shell_writes}
+    seen: set[tuple] = set()
+    found: list[int] = []
+    for t in tools:
+        if t.index in changed:
+            seen.clear()
+        if t.kind not in (ToolKind.SEARCH, ToolKind.LIST) or not (t.tool_output or "").strip():
+            continue
+        key = (t.tool_name, t.command or repr(sorted((t.tool_input or {}).items())),
+               t.tool_output)
+        if key in seen:
+            found.append(t.index)
+        seen.add(key)
+    return found
 
 
 # A command that runs nothing: the `:` no-op (`: installing git...`), `true`, a comment, or
