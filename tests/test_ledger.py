@@ -93,6 +93,23 @@ def test_restated_and_rejected_requests_stay_one_request():
     assert mains[0].restated_at == (3,) and mains[1].rejected_at == (7,)
 
 
+def test_an_error_pasted_after_the_work_rejects_it_but_opens_no_request_first():
+    turns = _turns((Role.USER, "Error: Unexpected \"Catch\"\n\t17464: Catch as e"),
+                   (Role.ASSISTANT, "The try block lacked its closing brace; fixed."),
+                   (Role.USER, "Add a category filter to the clipboard panel"),
+                   (Role.ASSISTANT, "Added the filter."),
+                   (Role.USER, "Warning: This local variable appears to never be assigned a value."
+                               "\n\nSpecifically: TitlePrefix"),
+                   (Role.ASSISTANT, "Assigned TitlePrefix before use."),
+                   (Role.USER, "TypeError: cannot read properties of undefined (reading 'id')"),
+                   (Role.ASSISTANT, "Guarded the lookup."))
+    requests = ledger.build(turns)
+    mains = [r for r in requests if r.kind != ledger.FOLLOW_UP]
+    # The first message is a request of its own; the later ones say the work does not run.
+    assert [r.turn for r in mains] == [1, 3]
+    assert mains[0].rejected_at == () and mains[1].rejected_at == (5, 7)
+
+
 def test_an_order_given_again_after_other_requests_restates_the_earlier_one():
     bubble = "add a random hovering bubble with an emoji in it that bursts when pressed"
     turns = _turns((Role.USER, bubble), (Role.ASSISTANT, "Added EmojiBubble.jsx."),

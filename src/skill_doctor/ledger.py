@@ -101,6 +101,10 @@ _REJECTS = CaselessPattern(
     r"|nothing (has |have )?(changed|happened)|no (visible )?changes?\b|(can'?t|cannot|don'?t|do not)"
     r" see (any|the) (change|difference)|error (pops?|popped|shows|appears|comes)\b"
     r"|(getting|got|get|seeing) (the following|an|this|the same|a new|another|new|these) (\w+ )?errors?\b)")
+# A message that opens with an error the user met ("Error: Unexpected "Catch"", a pasted
+# traceback, "TypeError: ..."): after the agent's work, it says the work does not run.
+_ERROR_REPORT = re.compile(r"^\W*(?:(?i:error|warning|exception|traceback|fatal|panic|uncaught"
+                           r"|unhandled)\b|[A-Z]\w*(?:Error|Exception)\b)")
 _QUESTION_OPENING = re.compile(
     r"^\s*(how|what|why|where|which|who|whom|is|are|am|was|were|does|do|did|has|have|can|could|should"
     r"|shall|may"
@@ -393,8 +397,8 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
         if main is not None and kind != FOLLOW_UP and _restates(text, main["text"]):
             main["restated"].append(turn.index)
             kind = FOLLOW_UP
-        elif main is not None and (worked or last_answer) and _REJECTS.search(text) and \
-                kind != QUESTION:
+        elif main is not None and (worked or last_answer) and kind != QUESTION and (
+                _REJECTS.search(text) or _ERROR_REPORT.match(turn.content)):
             main["rejected"].append(turn.index)
             kind = FOLLOW_UP
         elif kind in (CHANGE, OPERATION):
