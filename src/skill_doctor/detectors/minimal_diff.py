@@ -176,6 +176,11 @@ def _duplicated_block(edits) -> tuple[tuple[int, str], tuple[int, str], str] | N
                 continue
             own.add(block)
             earlier = seen.get(block)
+            if earlier is not None and earlier[1] == r.path and r.edit.whole_file \
+                    and r.edit.before is None:
+                # The file written whole again over a text the log does not show: the block
+                # replaces itself, it is not a second copy.
+                continue
             if earlier is not None and (earlier[0], earlier[1]) != (r.turn, r.path):
                 return earlier, (r.turn, r.path), block[0]
             seen.setdefault(block, (r.turn, r.path))
