@@ -161,17 +161,14 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
         if t.command and t.kind is not ToolKind.PLAN:
             # A program the machine lacks, then another call for the same step (`systemctl`
             # not found, then `service nginx start`): the first attempt was wasted.
+            lacks = t_failed and bool(_MISSING_PROGRAM.search((t.tool_output or "")[:2000]))
             if missing is not None and missing[2] == request and position - missing[0] == 1 \
-                    and missing[1].index not in in_retry and t.index not in in_retry \
-                    and not (t_failed and _MISSING_PROGRAM.search((t.tool_output or "")[:2000])) \
+                    and not lacks and missing[1].index not in in_retry \
+                    and t.index not in in_retry \
                     and _operands(missing[1].command) & _operands(t.command):
                 add("missing:" + str(missing[1].index), request, missing[1], t, "missing_program")
-                missing = None
-            if t_failed and classify_check(t.command) is None \
-                    and _MISSING_PROGRAM.search((t.tool_output or "")[:2000]):
-                missing = (position, t, request)
-            else:
-                missing = None
+            missing = (position, t, request) if lacks and classify_check(t.command) is None \
+                else None
         ineffective = (t.kind in (ToolKind.SEARCH, ToolKind.LIST) and _found_nothing(t)) or \
             bool(_STILL_RUNNING.search((t.tool_output or "")[:600]))
         if key is not None:
