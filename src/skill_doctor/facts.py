@@ -619,6 +619,8 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             else:
                 unlocated.append(turn.index)
     command = turn.command
+    if command and "tmux" in command and not failed:
+        _typed_checks(turn, command, cwd, edits, shell_writes, checks, written)
     if not command and written.launched and (turn.tool_name or "") in _BACKGROUND_OUTPUT:
         # Reading what a program started in the background printed (`jupyter notebook &`,
         # then BashOutput): a run of it, judged by its status, exit code and output.
@@ -665,6 +667,37 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             checks.append(Check(turn.index, command, check_kind, outcome))
         if not failed and kind is ToolKind.SHELL:
             written.built.update(_built_programs(command))
+
+
+_TMUX_SEND = re.compile(r"^tmux\s+(?:-\S+\s+)*(?:send-keys|send)\b")
+_TMUX_CAPTURE = re.compile(r"^tmux\s+(?:-\S+\s+)*(?:capture-pane|capturep)\b")
+# Key names tmux send-keys takes, which type no text.
+_TMUX_KEY = re.compile(r"^(?:C-\w|M-\w|S-\w|Enter|Escape|Tab|Space|BSpace|Up|Down|Left|Right"
+                       r"|Home|End|F\d+)$")
+
+
+def _typed_checks(turn: Turn, command: str, cwd: str | None, edits: list, shell_writes: list,
+                  checks: list, written: _WrittenNames) -> None:
+    """A check typed into a tmux pane runs there: the capture of the pane that follows shows
+    how it ended (its summary, a traceback, or its output)."""
+    for segment in command_segments(command):
+        if _TMUX_SEND.match(segment):
+            words = tools.shell_words(segment)[2:]
+            typed = [w for i, w in enumerate(words) if not w.startswith("-")
+                     and not (i and words[i - 1] == "-t") and not _TMUX_KEY.match(w)]
+            text = " ".join(typed).strip()
+            kind = classify_check(text) if text else None
+            if kind == "run" and not _runs_own_code(text, cwd, written.of(edits, shell_writes)):
+                kind = None
+            if kind:
+                written.typed = (text, kind)
+        elif _TMUX_CAPTURE.match(segment) and written.typed and (turn.tool_output or "").strip():
+            text, kind = written.typed
+            output = turn.tool_output or ""
+            outcome = False if _summarises_failure(output) or (
+                not _says_passed(output) and _failure_sign(output)) else True
+            checks.append(Check(turn.index, text, kind, outcome))
+            written.typed = None
 
 
 # Commands whose successful run changes the machine a task is about, where a task is done
@@ -834,6 +867,9 @@ class _WrittenNames:
         self.built: set[str] = set()  # programs the session compiled (`gcc -o NAME`)
         # Programs started in the background, by the id the harness gave them; None: the last.
         self.launched: dict[str | None, str] = {}
+        # A check typed into a tmux pane (`tmux send-keys 'pytest' C-m`) and its kind, until a
+        # capture of the pane shows how it ended.
+        self.typed: tuple[str, str] | None = None
         self._edits = self._writes = 0
         self._modules: set[str] = set()
         self._module_edits = 0
