@@ -637,6 +637,11 @@ def _judge_question(facts: Facts, request: Request, served: list, params: Mappin
         return 1, [Evidence(last.index, "the question got no real answer")], ["unanswered"]
     answer = answers[-1]
     tools = [t for t in served if t.role is Role.TOOL and t.index < answer.index]
+    # What a check that passed later showed, the answer rests on: output cut or refused
+    # before it is no gap (the work was redone and verified since).
+    verified = max((c.turn for c in facts.checks_between(request.turn, answer.index)
+                    if c.passed), default=0)
+    tools = [t for t in tools if t.index > verified]
     gaps: list[Evidence] = []
     cut = [t for t in tools if harness_cut((t.tool_output or "")[-20000:])]
     if cut:
