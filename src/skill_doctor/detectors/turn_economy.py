@@ -45,9 +45,9 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     in-place edit, the looks between the attempts too), and each time the user had to ask
     again; a read of a part of a file already read since it last changed (see unnecessary
     exploration) and a listing or search that gave the same answer as the same call before,
-    with no file changed between; a command that runs nothing (`: installing git...`, an `echo` of a fixed
-    text); an edit that rewrites lines the call just before it wrote in the same file
-    (one edit would have done both); searches and listings in a row beyond `lookup_streak`
+    with no file changed between; a command that runs nothing (`: installing git...`, an
+    `echo` of a fixed text); an edit that rewrites lines the call just before it wrote in the
+    same file (one edit would have done both); searches and listings in a row beyond `lookup_streak`
     with nothing read, edited or run between (lookups that one better search would do); and
     calls that failed for a reason other than a check finding a bug (a command not found, a
     denied permission); messages that only tell the agent to go on; checks that could tell
