@@ -669,6 +669,12 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             written.built.update(_built_programs(command))
 
 
+def shows_pane(command: str) -> bool:
+    """Whether a command line prints what a tmux pane shows (`tmux capture-pane -p`)."""
+    return "tmux" in command and any(_TMUX_CAPTURE.match(segment)
+                                     for segment in command_segments(command))
+
+
 _TMUX_SEND = re.compile(r"^tmux\s+(?:-\S+\s+)*(?:send-keys|send)\b")
 _TMUX_CAPTURE = re.compile(r"^tmux\s+(?:-\S+\s+)*(?:capture-pane|capturep)\b")
 # Key names tmux send-keys takes, which type no text.
@@ -786,7 +792,13 @@ def launches_in_background(turn: Turn) -> bool:
     (`server &`, the harness's own run-in-background option, a daemonizing flag)."""
     if (turn.tool_input or {}).get("run_in_background") is True:
         return True
-    command = (turn.command or "").rstrip()
+    return detaches(turn.command or "")
+
+
+def detaches(command: str) -> bool:
+    """Whether a command line leaves a program running after the shell that ran it is gone
+    (`server &`, `nohup`, `setsid`, a daemonizing flag, `docker run -d`)."""
+    command = command.rstrip()
     if command.endswith("&") and not command.endswith("&&"):
         return True
     return bool(command) and any(_DETACHES.search(segment) for segment in command_segments(command))

@@ -285,11 +285,7 @@ def _analyse(command: str) -> tuple[list[str], list[str], ToolKind, list[FileEdi
             elif program == "git" and args[:1] == ["ls-files"]:
                 kinds.add(ToolKind.LIST)
             elif program in _SHELL_READERS:
-                operands = [a for a in args if not a.startswith("-")]
-                if program in _SCRIPTED_READERS and operands and not any(
-                        a in ("-e", "-f", "--expression") for a in args):
-                    operands = operands[1:]
-                files = [a for a in operands if _looks_like_path(a)]
+                files = _given_files(program, args)
                 reads.extend(files)
                 if files or not piped:
                     kinds.add(ToolKind.READ)
@@ -320,14 +316,18 @@ def looked_at(command: str) -> tuple[str, ...]:
     for line, _bodies in split_heredocs(unwrap_shell(command)):
         for words, _redirects, _piped in _commands(line):
             program, args = _program(words)
-            if program not in _SHELL_READERS and program not in _SHELL_LISTERS:
-                continue
-            operands = [a for a in args if not a.startswith("-")]
-            if program in _SCRIPTED_READERS and operands and not any(
-                    a in ("-e", "-f", "--expression") for a in args):
-                operands = operands[1:]
-            looked.extend(a for a in operands if _looks_like_path(a))
+            if program in _SHELL_READERS or program in _SHELL_LISTERS:
+                looked.extend(_given_files(program, args))
     return tuple(looked)
+
+
+def _given_files(program: str, args: list[str]) -> list[str]:
+    """The files a reading or listing program is given (a script's first operand aside)."""
+    operands = [a for a in args if not a.startswith("-")]
+    if program in _SCRIPTED_READERS and operands and not any(
+            a in ("-e", "-f", "--expression") for a in args):
+        operands = operands[1:]
+    return [a for a in operands if _looks_like_path(a)]
 
 
 def shell_file_effects(command: str) -> tuple[list[str], list[str], ToolKind]:

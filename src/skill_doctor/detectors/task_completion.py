@@ -7,7 +7,8 @@ import re
 from typing import Any, Mapping
 
 from ..facts import Check, Facts, changes_system, changing_segments, command_segments, \
-    is_doc_file, launches_in_background, probes_running, relative_path, word_count
+    detaches, is_doc_file, launches_in_background, probes_running, relative_path, shows_pane, \
+    word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
 from ..text import harness_cut, sentences
@@ -185,9 +186,15 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 _WANTS_RUNNING = re.compile(r"\b(?:server|service|daemon|listen(?:s|ing)? on|on port|port \d+"
                             r"|keep (?:it |them )?running|leave (?:it |them )?running"
                             r"|in the background)\b", re.I)
-# Launches that outlive the shell that made them.
-_DETACHED = re.compile(r"\b(?:nohup|setsid|disown|daemon(?:ize)?|systemctl|service\s+\S+\s+start"
-                       r"|supervisorctl|pm2|forever|screen\s+-d|tmux\s+new)\b|\s-d\b|&\s*$")
+# Starts that outlive the shell that made them besides detaching (facts.detaches): a service
+# manager, a process manager, a detached terminal session.
+_MANAGED_START = re.compile(r"\b(?:systemctl\s+(?:re)?start|service\s+\S+\s+(?:re)?start"
+                            r"|supervisorctl|pm2|forever|disown|screen\s+-d|tmux\s+new)\b")
+_STOPS = re.compile(r"\b(?:kill|pkill|killall)\b")
+
+
+def _outlives_shell(command: str) -> bool:
+    return detaches(command) or _MANAGED_START.search(command) is not None
 
 
 def _service_tied_to_session(facts: Facts) -> int | None:
@@ -208,12 +215,11 @@ def _service_tied_to_session(facts: Facts) -> int | None:
         if (turn.tool_input or {}).get("run_in_background") is True:
             launch = turn
         elif launch is not None and (turn.tool_name in ("KillShell", "KillBash")
-                                     or turn.command and re.search(r"\b(?:kill|pkill|killall)\b",
-                                                                   turn.command)):
+                                     or turn.command and _STOPS.search(turn.command)):
             launch = None  # stopped on purpose (a test run), or replaced by another start
-        elif launch is not None and turn.command and _DETACHED.search(turn.command):
+        elif launch is not None and turn.command and _outlives_shell(turn.command):
             launch = None  # started again so that it outlives the session
-    if launch is None or _DETACHED.search(launch.command or ""):
+    if launch is None or _outlives_shell(launch.command or ""):
         return None
     return launch.index
 
@@ -483,7 +489,7 @@ def _shown_after(commands: list, later: list, cwd: str | None) -> bool:
     for turn in later:
         if not (turn.tool_output or "").strip():
             continue
-        if in_tmux and turn.command and _TMUX_SCREEN.search(turn.command):
+        if in_tmux and turn.command and shows_pane(turn.command):
             return True
         looked = {relative_path(p, cwd) for p in looked_at(turn.command)} if turn.command \
             else set()
@@ -502,9 +508,8 @@ def _shown_after(commands: list, later: list, cwd: str | None) -> bool:
     return False
 
 
-# A tmux command, and one that prints what a pane shows.
+# A tmux command anywhere in a command line.
 _TMUX = re.compile(r"(?:^|[;&|(]\s*)tmux\s")
-_TMUX_SCREEN = re.compile(r"\btmux\s+(?:-\S+\s+)*(?:capture-pane|capturep)\b")
 
 
 def _concession(served: list) -> tuple[int, str] | None:
