@@ -190,3 +190,20 @@ def test_terminal_capture_of_mini_swe_agent():
     assert (t.turns[3].exit_code, t.turns[3].tool_output, t.turns[3].is_error) == (0, "hi", False)
     assert (t.turns[5].exit_code, t.turns[5].is_error) == (1, True)
     assert t.turns[3].line == 11  # line numbers of the raw capture survive the clean-up
+
+
+def test_prompt_log_answer_quoting_call_markup_is_an_answer(tmp_path):
+    # A plain-text log keeps no calls: markup quoted in the closing answer is part of the
+    # answer, not a call that broke the session off (as it is in a log that keeps calls).
+    from skill_doctor import rubric, scoring
+    log = tmp_path / "chat.txt"
+    log.write_text(
+        "User: How does the model ask for a tool? Show me the shape of a call.\n\n"
+        "Assistant: It writes a block like <invoke name=\"Read\"> with one parameter per "
+        "argument; the harness runs it and returns the result in the next message, and the "
+        "block closes with the matching end tag.\n", encoding="utf-8")
+    t = decode_file(log)
+    assert [x.role for x in t.turns] == [Role.USER, Role.ASSISTANT]
+    scores = scoring.score(facts.compute(t), rubric.load())
+    task = next(r for s in scores.scales() for r in s.criteria if r.criterion.key == "task_completion")
+    assert task.points == 3, task.measurement

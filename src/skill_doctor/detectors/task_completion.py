@@ -266,10 +266,12 @@ def _ended_mid_work(facts: Facts) -> tuple[int, str] | None:
     last = next((t for t in reversed(facts.transcript.turns) if t.meta is None), None)
     if last is None or not facts.assistant_turns:
         return None
+    # A call written as text ends the work the same way in a log whose harness keeps every
+    # call, even one where no call was ever made (the model wrote them all as text).
+    if last.role is Role.ASSISTANT and (facts.tool_turns or facts.transcript.harness in _KEEPS_CALLS) \
+            and _CALL_AS_TEXT.search(last.content):
+        return last.index, "the session ended on a tool call written out as text, which never ran"
     if last.role is Role.ASSISTANT and facts.tool_turns:
-        if _CALL_AS_TEXT.search(last.content):
-            return last.index, ("the session ended on a tool call written out as text, which "
-                                "never ran")
         closing = _last_sentence(last.content)
         if _ANNOUNCES.match(closing):
             return last.index, ("the session ended on an announced next step that never ran: "
