@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
 from sessionkit import claude_jsonl
+
 from skill_doctor import facts
 from skill_doctor.decode import decode_file
+from skill_doctor.model import Role, ToolKind, Transcript, Turn
 
 SCRIPT = ("python3 - <<'PY'\nfrom pathlib import Path\npath = Path('tasks.md')\n"
           "path.write_text(path.read_text().replace('- [ ] T1', '- [X] T1'))\nPY")
@@ -169,3 +174,72 @@ def test_inline_programs_that_write_data_through_libraries_change_the_files_they
     assert kind is ToolKind.EDIT and writes == ["/app/data.parquet"]
     _, writes, kind = shell_file_effects("python -c \"import pandas as pd; print(pd.read_csv('a.csv').shape)\"")
     assert kind is not ToolKind.EDIT and writes == []
+
+
+# Shell outputs of harnesses that log no exit code (Cline, exports, SpecStory): what the
+# shell or the program printed says whether the command failed.
+PRINTED_FAILURES = [
+    "/bin/bash: line 1: jq: command not found",
+    "所在位置 行:1 字符: 41\n+ cd x && npx y\n标记“&&”不是此版本中的有效语句分隔符。\n"
+    "    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\n"
+    "    + FullyQualifiedErrorId : InvalidEndOfLine",
+    "'tsc' is not recognized as an internal or external command,\noperable program or batch file.",
+    "fatal: not a git repository (or any of the parent directories): .git",
+    "npm ERR! code ELIFECYCLE\nnpm ERR! errno 2",
+    "node:internal/modules/cjs/loader:1078\n  throw err;\n  ^\n\nError: Cannot find module 'ws'\n"
+    "Require stack:\n- /app/test.js\n    at Module._resolveFilename (node:internal)\n{\n"
+    "  code: 'MODULE_NOT_FOUND'\n}\n\nNode.js v18.15.0",
+    "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n    import pandas\n"
+    "ModuleNotFoundError: No module named 'pandas'\n",
+    "bash: cd: politipo: No such file or directory",
+]
+PRINTED_SUCCESSES = [
+    "",
+    "3 passed in 0.12s",
+    # PowerShell wraps what a native program writes to stderr; cargo still finished.
+    "cargo :     Checking app v0.1.0\nAt line:1 char:1\n    + CategoryInfo          : NotSpecified: "
+    "(...) [], RemoteException\n    + FullyQualifiedErrorId : NativeCommandError\n\n"
+    "warning: unused import\n    Finished `dev` profile [unoptimized] target(s) in 5.12s",
+    # A traceback the program caught and logged, then went on.
+    "Traceback (most recent call last):\n  File \"w.py\", line 9\nValueError: bad row 12\n"
+    "skipped 1 row\nwrote 99 rows to out.csv\n",
+    "grep: warning: stray \\ before -\nsrc/app.py:3: import os",
+    "Error handling is covered by tests/test_errors.py\n12 files checked",
+]
+
+
+@pytest.mark.parametrize("output", PRINTED_FAILURES)
+def test_a_printed_failure_fails_a_shell_call_whose_exit_code_is_not_logged(output):
+    assert facts.printed_failure(output)
+    call = Turn(2, Role.TOOL, tool_name="execute_command", tool_input={"command": "x"},
+                tool_output=output, kind=ToolKind.SHELL, via_shell=True, command="x")
+    assert facts.tool_failed(call)
+    # Where the harness logged the exit code, the exit code decides.
+    assert not facts.tool_failed(replace(call, exit_code=0))
+
+
+@pytest.mark.parametrize("output", PRINTED_SUCCESSES)
+def test_output_that_reports_no_failure_leaves_the_call_passed(output):
+    assert not facts.printed_failure(output)
+    call = Turn(2, Role.TOOL, tool_name="execute_command", tool_input={"command": "x"},
+                tool_output=output, kind=ToolKind.SHELL, via_shell=True, command="x")
+    assert not facts.tool_failed(call)
+
+
+def test_a_command_that_printed_its_failure_and_ran_again_is_a_retry():
+    # Cline logs no exit codes: the same failing test script run again, unchanged, is an
+    # episode of retry waste, as it would be with a logged exit code.
+    from skill_doctor import rubric, scoring
+    missing = ("node:internal/modules/cjs/loader:1078\n  throw err;\n  ^\n\nError: Cannot find "
+               "module 'ws'\nRequire stack:\n- /w/t.js\n\nNode.js v18.15.0")
+
+    def run(i, output):
+        return Turn(i, Role.TOOL, tool_name="execute_command", tool_input={"command": "node t.js"},
+                    tool_output=output, kind=ToolKind.SHELL, via_shell=True, command="node t.js")
+    turns = (Turn(1, Role.USER, "Test the server with t.js"), run(2, missing), run(3, missing),
+             Turn(4, Role.ASSISTANT, "The ws module is missing; install it with npm install ws."))
+    f = facts.compute(Transcript(source="x", harness="cline", turns=turns))
+    assert set(f.failed) == {2, 3}
+    scores = scoring.score(f, rubric.load())
+    retry = next(r for s in scores.scales() for r in s.criteria if r.criterion.key == "retry_waste")
+    assert retry.points == 1 and [e.turn for e in retry.measurement.evidence] == [2]

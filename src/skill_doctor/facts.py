@@ -997,6 +997,31 @@ def found_nothing(turn: Turn) -> bool:
 
 _ABORTED = re.compile(r"^\s*(?:aborted by user|\[Request interrupted by user)|\naborted by user\s*$", re.I)
 
+# What a shell prints when the command itself failed, for harnesses that log no exit code
+# (Cline, exports, SpecStory): a program that is not there, a line the shell could not parse
+# (PowerShell's `&&`), git's and npm's own failure lines, a module that could not be loaded,
+# a path that does not exist, or a program that died of an uncaught exception (the
+# exception is the last thing it printed). A warning or a NativeCommandError (PowerShell
+# wrapping whatever a native program wrote to stderr) is no failure.
+_SHELL_FAILED_OUTPUT = re.compile(
+    r"^(?:\S+: )?(?:line \d+: )?[^\s:]+: (?:command )?not found\s*$"
+    r"|is not recognized as (?:an internal or external command|the name of a cmdlet)"
+    r"|不是内部或外部命令|无法将“[^”\n]*”项识别为"
+    r"|FullyQualifiedErrorId\s*:\s*(?!NativeCommandError)\w"
+    r"|^fatal: |^npm ERR! |^npm error |^Error: Cannot find module\b"
+    r"|^(?:\S+: )?(?:line \d+: )?(?:cd: )?[^\n:]+: No such file or directory\s*\Z", re.M)
+# An uncaught exception ending the output: Python's traceback, or Node's error and stack.
+_DIED_OF_EXCEPTION = re.compile(
+    r"^Traceback \(most recent call last\):\n(?:.*\n)*?[\w.]*(?:Error|Exception|Interrupt)\b.*\s*\Z"
+    r"|^[\w.]*Error: .*\n(?:\s+at .*\n|\s*[{}].*\n|\s+\w+: .*\n)*\s*(?:Node\.js v[\d.]+\s*)?\Z", re.M)
+
+
+def printed_failure(output: str) -> bool:
+    """Whether a shell call's output says the command failed (see `_SHELL_FAILED_OUTPUT`);
+    read where no exit code was logged."""
+    tail = output[-4000:]
+    return bool(_SHELL_FAILED_OUTPUT.search(tail) or _DIED_OF_EXCEPTION.search(tail))
+
 
 def tool_failed(turn: Turn) -> bool:
     """Whether a tool call failed, judged the same way for every harness (a call the user
@@ -1007,6 +1032,9 @@ def tool_failed(turn: Turn) -> bool:
         return True
     if turn.exit_code is None and turn.kind in (ToolKind.EDIT, ToolKind.WRITE) and \
             _EDIT_FAILED_OUTPUT.search(turn.tool_output or ""):
+        return True
+    if turn.exit_code is None and turn.via_shell and turn.tool_output and \
+            printed_failure(turn.tool_output):
         return True
     return False
 
