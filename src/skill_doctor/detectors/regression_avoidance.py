@@ -58,14 +58,27 @@ _COMMENTED_CODE = re.compile(
     r"|await|yield)\b.*[:;)\]}]\s*$|return\s+(\S+|.*[-+*/%<>=(\[].*)\s*;?\s*$|[A-Za-z_][\w.\[\]'\"]*\s*(\(.*\)|[-+*/]?=(?!=)\s*\S.*)\s*;?\s*$)")
 
 
+# A comment standing in for code a whole-file write left out ("/* ... rest of your existing
+# styles remain unchanged ... */", "// ... existing code ..."): the file is what was written,
+# so the code it stands for is gone.
+_ELIDED = re.compile(
+    r"^\s*(?://|#|/\*|<!--|\{/\*|--)\s*(?:\.{3}|\u2026)?\s*(?:the )?(?:rest of|remaining|other|existing"
+    r"|previous)\b[^\n]{0,60}?(?:unchanged|the same|as before|as is|as-is|here|remains?|stays?"
+    r"|omitted|\.{3}|\u2026)"
+    r"|^\s*(?://|#|/\*|<!--|\{/\*)\s*(?:\.{3}|\u2026)\s*(?:existing|rest|other|previous|remaining)\b",
+    re.I | re.M)
+# Stylesheets and markup lose their rules to such a comment as code does.
+_ELIDABLE = re.compile(r"\.(?:css|scss|sass|less|html?)$")
+
+
 _RM = re.compile(r"(?:^|&&|;|\|\|)\s*(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
 
 
-_CAUSES = ("broken_check", "final_check_failed", "syntax_error", "test_deleted", "test_skipped",
+_CAUSES = ("broken_check", "final_check_failed", "code_elided", "syntax_error", "test_deleted", "test_skipped",
            "test_weakened", "debug_left", "unused_import", "commented_code", "todo_added",
            "unverified")
 # Signals of a regression left in the final state; the rest are minor issues.
-_SEVERE = {"broken_check", "final_check_failed"}
+_SEVERE = {"broken_check", "final_check_failed", "code_elided"}
 _LABELS = {0: "no regressions seen", 1: "minor issues", 2: "a regression left in the final state"}
 
 
@@ -74,8 +87,10 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     """Problems the changes left behind: failing checks, syntax errors, leftovers, unverified code.
 
     What it measures: how serious the worst problem is: 2 for a regression left in the final
-    state (a check that passed earlier and fails after the last edit, or the last check after
-    the last code edit failing), 1 for minor issues, 0 for none. Minor issues: no test, build,
+    state (a check that passed earlier and fails after the last edit, the last check after
+    the last code edit failing, or a file written whole with a comment in place of the code
+    it left out, "/* ... rest of your existing styles remain unchanged ... */", still there at
+    the end), 1 for minor issues, 0 for none. Minor issues: no test, build,
     type check or lint ran after the last code edit, nor a run of a file the session edited
     but did not write itself, nor, when all the code it changed is its own new code, a run of
     that code (an unverified change; a request that says not to test and
@@ -121,15 +136,33 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     pending: dict[str, list[tuple[int, str, str, str]]] = {}  # path -> (turn, line, note, cause)
     latest_after: dict[str, tuple[int, str]] = {}
     diffs_by_path: dict[str, list[str]] = {}
+    # When each file was first shown to exist (read, or changed): a whole-file write after it
+    # replaced a text, whatever the harness calls the write.
+    first_seen: dict[str, int] = {}
+    for turn, path in facts.reads:
+        first_seen.setdefault(path, turn)
+    for r in facts.edits:
+        if r.turn < first_seen.get(r.path, r.turn + 1):
+            first_seen[r.path] = r.turn
     for r in facts.edits:
         diffs_by_path.setdefault(r.path, []).append(r.edit.diff)
         added, removed = changed_lines(r.edit.diff)
-        if removed and r.path in pending:
+        if r.edit.whole_file:
+            pending.pop(r.path, None)  # the file is now what this write holds, nothing before
+        elif removed and r.path in pending:
             gone = {l.strip() for l in removed}
             pending[r.path] = [p for p in pending[r.path] if p[1] not in gone]
         code = bool(_CODE_SUFFIX.search(r.path))
         # Each pattern runs once over all added lines (one C-level search), not line by line.
         joined = "\n".join(added)
+        replaced = not r.edit.created or first_seen.get(r.path, r.turn) < r.turn
+        if r.edit.whole_file and replaced and (code or _ELIDABLE.search(r.path)):
+            elided = _line_matching(_ELIDED, joined)
+            if elided is not None:
+                pending.setdefault(r.path, []).append(
+                    (r.turn, elided.strip(), f"{r.path} was written whole with a comment in place "
+                                             f"of code, which is gone: {elided.strip()[:80]}",
+                     "code_elided"))
         if code:
             found = pending.setdefault(r.path, [])
             debug = _line_matching(_DEBUG, joined, _NEEDS["debug"], joined.lower())
@@ -197,6 +230,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
 
 _WORDS = {"broken_check": ("check broken", "checks broken"),
           "final_check_failed": ("failing final check", "failing final checks"),
+          "code_elided": ("file written with code left out", "files written with code left out"),
           "syntax_error": ("file that does not compile", "files that do not compile"),
           "test_deleted": ("test deleted", "tests deleted"),
           "test_skipped": ("test skipped", "tests skipped"),
