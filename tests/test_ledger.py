@@ -59,6 +59,18 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     # The issue link a message opens with is not how it asks.
     ("https://github.com/o/r/issues/295\n\nany clean suggestion for this? we can make sdk.ts "
      "read the key", ledger.QUESTION),
+    # A change weighed in a question asks whether; an order after it still orders.
+    ("ok, hooks.md looks good, do we need to update the Hooks section in README.md? maybe the "
+     "intro should list example hooks?", ledger.QUESTION),
+    ("should we add a test?", ledger.QUESTION),
+    ("do we need to update the README? if so, update it.", ledger.CHANGE),
+    ("Add a test. Should we also update the docs?", ledger.CHANGE),
+    # Prose the answer delivers is no change to files, unless a file is named.
+    ("write a little poem instead,", ledger.QUESTION),
+    ("draft me a tweet about the release", ledger.QUESTION),
+    ("write a poem to poem.txt", ledger.CHANGE),
+    ("Make the joke endpoint return JSON", ledger.CHANGE),
+    ("write an email to the team about the outage, and fix the typo in app.py", ledger.CHANGE),
 ])
 def test_classify(text, kind):
     assert ledger.classify(ledger.strip_pasted(text)) == kind

@@ -145,6 +145,22 @@ _IMPERATIVE_BEFORE = re.compile(
     r"|must|can|could|would|we|i'?d like you to|go ahead|and then|first|finally|instead|but|need|help me"
     r"|needs|want|start)\s*,?)\s*$", re.I)
 _ENDS_CLAUSE = re.compile(r"\s*(?:[?.!]|$)")
+# A change weighed in a question ("ok, do we need to update the Hooks section in README.md?",
+# "should we add a test?"): the user asks whether, and a reasoned "no" answers it.
+_WEIGHS_CHANGE = re.compile(r"\b(?:(?:do|does|would|will)\s+(?:we|i|you|it|this|that)\s+(?:really\s+)?"
+                            r"(?:need|have)\s+to|should\s+(?:we|i)|is\s+it\s+(?:necessary|worth|needed)"
+                            r"\s+to)\s*$", re.I)
+_CLAUSE_ASKS = re.compile(r"(?:[^.!?\n]|\.(?=\S))*\?")  # "README.md?" ends at its "?"
+# Prose the answer itself delivers ("write a little poem", "draft me a tweet about it"): no
+# file changes unless one is named.
+_CHAT_PIECE = re.compile(r"\s+(?:me\s+|us\s+)?(?:(?:a|an|another|one|some|two|three|\d+)\s+)?"
+                         r"(?:\w+\s+){0,2}?(?:poem|haiku|limerick|sonnet|song|lyrics|story|joke|riddle"
+                         r"|tweet|toot|email|e-mail|letter|slogan|tagline|pun)s?\b"
+                         r"(?=\s*(?:$|[.,!?;:]|(?:about|on|for|to|that|which|in|instead|please|and|like"
+                         r"|with|of)\b))", re.I)
+_CHAT_WRITING_VERBS = frozenset({"write", "draft", "make", "create", "generate"})
+_NAMES_FILE = re.compile(r"[\w-]\.(?:md|txt|rst|html?|tex|docx?|py|js|ts|json|ya?ml)\b"
+                         r"|\b(?:file|folder|directory)\b", re.I)
 _FIX_ORDER = re.compile(r"\b(and|then|also|please|,)\s+(fix|change|update|implement|add|apply"
                         r"|patch|correct|resolve|repair|make)\b", re.I)
 # What an operation request asks to run, and the command words that do it.
@@ -233,9 +249,21 @@ def asks_for_change(text: str) -> bool:
         before = text[max(0, match.start() - 40):match.start()]
         if before.rstrip().endswith(",") and _ENDS_CLAUSE.match(text, match.end()):
             continue  # ", correct?" asks; ", update the README" orders
+        if _WEIGHS_CHANGE.search(before) and _CLAUSE_ASKS.match(text, match.end()):
+            continue
+        if match.group(1).lower() in _CHAT_WRITING_VERBS and _CHAT_PIECE.match(text, match.end()) \
+                and not _NAMES_FILE.search(text):
+            continue
         if _IMPERATIVE_BEFORE.search(before):
             return True
     return False
+
+
+def _writes_for_chat(text: str) -> bool:
+    """Whether the message orders a piece of prose for the answer itself (a poem, an email)."""
+    return not _NAMES_FILE.search(text) and any(
+        match.group(1).lower() in _CHAT_WRITING_VERBS and _CHAT_PIECE.match(text, match.end())
+        for match in _CHANGE_WORDS.finditer(text))
 
 
 def classify(text: str, previous_answer: str = "") -> str:
@@ -258,6 +286,8 @@ def classify(text: str, previous_answer: str = "") -> str:
         return QUESTION
     if asks_for_change(text):
         return CHANGE
+    if _writes_for_chat(text):
+        return QUESTION  # the poem or the email is the answer
     if _OPERATION_REQUEST.search(_without_negated(text)):
         # "Review the changes against main. Run git diff ...": the run is how to answer.
         if _INVESTIGATION.match(_LEADING_LINKS.sub("", text)) and _operations(text) == ("run",):
