@@ -308,10 +308,19 @@ def _analyse(command: str) -> tuple[list[str], list[str], ToolKind, list[FileEdi
     return (list(dict.fromkeys(reads)), list(dict.fromkeys(writes)), kind, edits)
 
 
+# Any reading or listing program as a word of its own: a command line without one shows no
+# file, and most command lines are answered by this one search.
+_LOOKS = re.compile(r"(?:^|[\s/;&|(`'\"])(?:%s)(?=[\s'\"]|$)" % "|".join(
+    sorted(_SHELL_READERS | _SHELL_LISTERS, key=len, reverse=True)))
+
+
+@functools.lru_cache(maxsize=4096)
 def looked_at(command: str) -> tuple[str, ...]:
     """The files and folders a command line shows by reading or listing them (`cat f`,
     `ls -la d`, `sed -n 1p f`, `head f`), in any of its simple commands: `printf x > f && cat f`
     shows f after writing it."""
+    if not _LOOKS.search(command):
+        return ()
     looked: list[str] = []
     for line, _bodies in split_heredocs(unwrap_shell(command)):
         for words, _redirects, _piped in _commands(line):

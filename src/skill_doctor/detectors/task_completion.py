@@ -11,7 +11,7 @@ from ..facts import Check, Facts, changes_system, changing_segments, command_seg
     word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
-from ..text import harness_cut, sentences
+from ..text import CaselessPattern, harness_cut, sentences
 from ..tools import looked_at
 from ._base import Evidence, Measurement, detector
 from .common import SUBMITS
@@ -33,8 +33,8 @@ _OFFERS_MORE = re.compile(r"^\W*(want me to|would you like me to|do you want me 
 # A report that says, in the agent's own words, that what was asked was not (all) done: it
 # could not do it, it is impossible, the results are stand-ins, part remains unfinished.
 # "Couldn't find any other uses" reports a search's empty result, not a concession.
-_CONCEDES = re.compile(
-    r"\b(?:I|we)(?: was| were| am| are)? (?:unable to|not able to|wasn'?t able to|weren'?t able to"
+_CONCEDES = CaselessPattern(
+    r"\b(?:i|we)(?: was| were| am| are)? (?:unable to|not able to|wasn'?t able to|weren'?t able to"
     r"|could ?n[o']t|can(?:no|')t|can not) (?!find (?:any )?(?:other|more|further|additional)\b)"
     # "... but was unable to find any"
     r"|\b(?:but|and|which) (?:was|were) (?:unable to|not able to)\b"
@@ -47,7 +47,7 @@ _CONCEDES = re.compile(
     r"|\b(?:may|might|could) differ\b|\bdiffers? slightly\b|\bslightly (?:shifted|off)\b"
     r"|\bshifted from (?:the )?expected\b|\bdoes(?:n't| not) affect (?:the )?functionality\b"
     # An offer to go on trying what was asked: the work stopped before it was done.
-    r"|\b(?:would you like|do you want|shall I|should I)\b(?: me)?(?: to)?"
+    r"|\b(?:would you like|do you want|shall i|should i)\b(?: me)?(?: to)?"
     r" (?:try|proceed|attempt)\b"
     # What was needed was not there, so something else was done: "Since the API wasn't
     # accessible, I created a CSV file instead"; a fallback, a simplified version.
@@ -62,7 +62,7 @@ _CONCEDES = re.compile(
     r"|simply )?(?:impossible|not possible|not feasible) to\b"
     r"|\b(?:rather than|instead of) (?:the )?(?:actual|real) (?:\w+ )?(?:results|values|data"
     r"|metrics|numbers|output|model)\b"
-    r"|\bI may not have\b"
+    r"|\bi may not have\b"
     r"|\b(?:is|are|was|were) (?:still )?not (?:yet )?(?:implemented|completed|finished|done"
     r"|resolved)\b"
     r"|\bremains? (?:unresolved|unfinished|incomplete|unsolved)\b"
@@ -70,7 +70,7 @@ _CONCEDES = re.compile(
     # A stand-in delivered for the thing asked for: "created a sample video for demonstration
     # purposes", "created mock models to demonstrate the correct approach".
     r"|\b(?:sample|dummy|placeholder|mock|synthetic|fake|simulated|stand-in)\b[^.]{0,60}"
-    r"\b(?:for demonstration|to demonstrate|instead\b|in place of)", re.I)
+    r"\b(?:for demonstration|to demonstrate|instead\b|in place of)")
 # ... unless the sentence tells of a problem met on the way and then overcome.
 _OVERCOME = re.compile(r"\b(?:initially|at first|originally|previously|earlier|until"
                        r"|before (?:the|my|this) (?:fix|change)|but (?:then|after|now)"
@@ -521,7 +521,12 @@ def _concession(served: list) -> tuple[int, str] | None:
                   None)
     if report is None or served[-1].role is Role.TOOL:
         return None  # no report after the last call: judged as cut off, not as conceded
-    for sentence in sentences(report.content.replace("\u2019", "'")):
+    text = report.content.replace("\u2019", "'")
+    # A sentence that concedes is a part of the text that does: one search over the whole
+    # report rules most reports out before they are split.
+    if not _CONCEDES.search(text):
+        return None
+    for sentence in sentences(text):
         if _CONCEDES.search(sentence) and not _OVERCOME.search(sentence):
             return report.index, _plain(sentence)
     return None
