@@ -250,7 +250,10 @@ def _attempt_key(turn: Turn, cwd: str | None) -> str | None:
     if turn.kind in (ToolKind.EDIT, ToolKind.WRITE) and turn.paths and not turn.via_shell:
         return "edit:" + _place(turn.paths[0], cwd)
     if turn.kind is ToolKind.READ and not turn.command:
-        return None  # reading is how a failed attempt is understood, not an attempt
+        # Reading is how a failed attempt is understood, not an attempt; but a read that
+        # failed (no such file) and the read of the same name elsewhere that follows it are
+        # two attempts at one file.
+        return "read:" + turn.paths[0].rstrip("/").rsplit("/", 1)[-1] if turn.paths else None
     if turn.command:
         return "cmd:" + operation_key(turn.command)
     if turn.kind in (ToolKind.SEARCH, ToolKind.LIST):
@@ -259,7 +262,12 @@ def _attempt_key(turn: Turn, cwd: str | None) -> str | None:
         return "look:" + _place(where, cwd) if where else None
     if turn.tool_name:
         # Two tools given the same input (a file key and a node id) are two attempts at
-        # different things.
+        # different things. What names the target is in the text values; numbers and
+        # switches beside them are options, like a command's flags (`depth: 2`, then 1).
+        inp = turn.tool_input or {}
+        names = sorted((k, v) for k, v in inp.items() if isinstance(v, str))
+        if names and not turn.paths and not turn.command:
+            return f"tool:{turn.tool_name}:" + repr(names)[:300]
         return f"tool:{turn.tool_name}:" + _target(turn)[:300]
     return None
 
