@@ -89,6 +89,21 @@ def test_single_turn_is_too_short(tmp_path, capsys):
     assert read_report(tmp_path / "r")[1]["status"] == "too_short"
 
 
+def test_a_log_of_prompts_alone_is_too_short_and_one_with_answers_is_graded(tmp_path, capsys):
+    # A prompt log whose answers were never saved holds nothing the agent did.
+    prompts = "".join(f"# PROMPT - 2026-06-26 09:{m:02d}:00 +02:00 - session 1\n\n{text}\n\n"
+                      for m, text in ((10, "Add a naive baseline."), (20, "Now add the metric.")))
+    (tmp_path / "prompt-log.md").write_text(prompts)
+    run(["report", "prompt-log.md", "-o", "r"], tmp_path, capsys)
+    html, data = read_report(tmp_path / "r")
+    assert data["status"] == "too_short" and "none of the agent's turns" in data["message"]
+    assert "Session too short to assess" in html
+    answered = prompts + "# RESPONSE - 2026-06-26 09:31:00 +02:00 - session 1\n\nAdded both.\n"
+    (tmp_path / "answered.md").write_text(answered)
+    run(["report", "answered.md", "-o", "r2"], tmp_path, capsys)
+    assert read_report(tmp_path / "r2")[1]["status"] == "ok"
+
+
 def test_unparseable_text_is_a_parse_error_report_with_na_scores(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("just some prose\nwith no turn markers at all\n")
     code, _, _ = run(["report", "notes.txt", "-o", "r"], tmp_path, capsys)

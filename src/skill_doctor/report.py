@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from . import __version__, facts as facts_mod
 from .findings import Finding, Suggestion, compile_findings
-from .model import Transcript
+from .model import Role, Transcript
 from .overview import Overview, build as build_overview, to_json as overview_json
 from .redact import redact, scrub_data
 from .rubric import Rubric
@@ -95,10 +95,15 @@ def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
         return Report("parse_error", message, transcript,
                       unscored(rubric, "N/A: the transcript could not be parsed"), (), (),
                       generated_at, redacted=redact_secrets)
-    if len(real) < MIN_TURNS:
+    # A log of the user's prompts alone (a prompt log whose answers were never saved) holds
+    # nothing the agent did: there is no session of the agent's to assess.
+    agentless = bool(real) and all(t.role is Role.USER for t in real)
+    if len(real) < MIN_TURNS or agentless:
         message = TOO_SHORT
         if transcript.not_started:
             message = f"{TOO_SHORT}: the agent never started ({transcript.not_started})"
+        elif agentless and len(real) >= MIN_TURNS:
+            message = f"{TOO_SHORT}: the log keeps none of the agent's turns, only the prompts"
         return Report("too_short", message, transcript,
                       unscored(rubric, f"N/A: {TOO_SHORT.lower()}"), (), (), generated_at,
                       redacted=redact_secrets)
