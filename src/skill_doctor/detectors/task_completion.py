@@ -14,7 +14,7 @@ from ..model import Role, ToolKind
 from ..text import CaselessPattern, harness_cut, sentences
 from ..tools import looked_at
 from ._base import Evidence, Measurement, detector
-from .common import SUBMITS
+from .common import _SCRATCH, SUBMITS
 
 
 _CLAIMS_SUCCESS = re.compile(
@@ -101,7 +101,9 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     says "don't test"); 1 when that check still fails (the final message claiming success
     anyway is called out) or nothing was changed. A file that is no code (an answer file, a
     word list) needs no check of its own once a look at it or a command that used it came
-    after it was written. A change made by commands instead of edits (packages installed,
+    after it was written. A scratch file the agent wrote for itself (in /tmp) is no part of
+    the work, and a passing run of it does not overturn the project's own test, build or
+    type check failing after the last edit. A change made by commands instead of edits (packages installed,
     permissions set, files archived or removed, keys typed into tmux) is judged the same way
     by the checks after the last of them, or by a look at what they made. A log whose harness
     keeps every call (Claude Code, Codex ...) and holds none shows no work, whatever its
@@ -386,7 +388,11 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
     # anything else is the one its checks must follow. A data file written after the checks
     # and never looked at is the unchecked answer.
     shown = _shown_files(facts, changes, served)
-    rest = [t for t, p in changes if p is None or not (_is_prose(p) or (t, p) in shown)]
+    # A scratch file the agent wrote for itself (/tmp/verify.py) is no part of the work: the
+    # checks that follow the work's own last edit decide.
+    scratch = {p for _, p in changes if _is_scratch(p)}
+    rest = [t for t, p in changes
+            if p is None or not (_is_prose(p) or (t, p) in shown or p in scratch)]
     if not rest and shown:
         return 3, [], []
     last_edit = rest[-1] if rest else changes[-1][0]
@@ -394,10 +400,19 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
     # session show whether this change worked; later ones also test the changes made since,
     # and count only when none ran in between.
     following = bisect.bisect_right(facts.change_turns, last_edit)
+    while following < len(facts.changes) and _is_scratch(facts.changes[following][1]):
+        following += 1  # a scratch file written since is no change of the work
     until = facts.change_turns[following] if following < len(facts.change_turns) else None
-    own = [c for c in (facts.checks_between(last_edit, until - 1) if until is not None else ())
+    own = [c for c in (facts.checks_between(last_edit, until - 1) if until is not None
+                       else facts.checks_after(last_edit) if scratch else ())
            if c.passed is not None]
     decided = own[-1] if own else session.last_decided
+    if decided is not None and decided.passed and scratch and _runs_one(decided.command, scratch):
+        # The project's own test failing after the last edit is not overturned by a script
+        # of the agent's that passes: the work still fails the project's check.
+        failing = [c for c in own if c.kind in _PROJECT_CHECKS and c.turn < decided.turn]
+        if failing and failing[-1].passed is False:
+            decided = failing[-1]
     if decided is not None and decided.turn > last_edit:
         return (3, [], []) if decided.passed else _failed_check(facts, decided)
     if all(p is not None and is_doc_file(p) for _, p in changes) or request.forbids_checks:
@@ -408,6 +423,20 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                                        f"failure: {last.command[:120]}")], ["no_check"]
     return 2, [Evidence(last_edit, "no check ran after the last edit, so the transcript cannot "
                                    "show the change works")], ["no_check"]
+
+
+def _is_scratch(path: str | None) -> bool:
+    return path is not None and bool(_SCRATCH.search(path))
+
+
+# Checks that are the project's own verdict on the work, unlike a run of some program.
+_PROJECT_CHECKS = frozenset({"test", "build", "typecheck", "lint"})
+
+
+def _runs_one(command: str, paths: set[str]) -> bool:
+    """Whether a command line runs or names one of `paths` (by its full path or its name)."""
+    words = set(_WORD_SPLIT.split(command))
+    return any(p in words or p.rsplit("/", 1)[-1] in words for p in paths)
 
 
 # Files that are programs or build them: a change to one is shown working only by running it.
