@@ -74,8 +74,8 @@ _ELIDABLE = re.compile(r"\.(?:css|scss|sass|less|html?)$")
 _RM = re.compile(r"(?:^|&&|;|\|\|)\s*(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
 
 
-_CAUSES = ("broken_check", "final_check_failed", "code_elided", "syntax_error", "test_deleted", "test_skipped",
-           "test_weakened", "debug_left", "unused_import", "commented_code", "todo_added",
+_CAUSES = ("broken_check", "final_check_failed", "code_elided", "syntax_error", "test_deleted",
+           "test_skipped", "test_weakened", "debug_left", "unused_import", "commented_code", "todo_added",
            "unverified")
 # Signals of a regression left in the final state; the rest are minor issues.
 _SEVERE = {"broken_check", "final_check_failed", "code_elided"}

@@ -103,11 +103,11 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     word list) needs no check of its own once a look at it or a command that used it came
     after it was written. A scratch file the agent wrote for itself (in /tmp) is no part of
     the work, and a passing run of it does not overturn the project's own test, build or
-    type check failing after the last edit. A change made by commands instead of edits (packages installed,
-    permissions set, files archived or removed, keys typed into tmux) is judged the same way
-    by the checks after the last of them, or by a look at what they made. A log whose harness
-    keeps every call (Claude Code, Codex ...) and holds none shows no work, whatever its
-    answer says. A question is done (3) when an answer of
+    type check failing after the last edit. A change made by commands instead of edits
+    (packages installed, permissions set, files archived or removed, keys typed into tmux) is
+    judged the same way by the checks after the last of them, or by a look at what they made.
+    A log whose harness keeps every call (Claude Code, Codex ...) and holds none shows no
+    work, whatever its answer says. A question is done (3) when an answer of
     `min_answer_words` words or more follows it (CJK text counted by characters); 2 when the
     answer rests on a tool output the harness cut, on calls that were refused, or ends by
     handing the question back; 1 when it got no answer. An operation (commit, push, deploy,
@@ -270,8 +270,8 @@ def _ended_mid_work(facts: Facts) -> tuple[int, str] | None:
         return None
     # A call written as text ends the work the same way in a log whose harness keeps every
     # call, even one where no call was ever made (the model wrote them all as text).
-    if last.role is Role.ASSISTANT and (facts.tool_turns or facts.transcript.harness in _KEEPS_CALLS) \
-            and _CALL_AS_TEXT.search(last.content):
+    keeps_calls = bool(facts.tool_turns) or facts.transcript.harness in _KEEPS_CALLS
+    if last.role is Role.ASSISTANT and keeps_calls and _CALL_AS_TEXT.search(last.content):
         return last.index, "the session ended on a tool call written out as text, which never ran"
     if last.role is Role.ASSISTANT and facts.tool_turns:
         closing = _last_sentence(last.content)
