@@ -194,6 +194,10 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
             # the file was read again after a failed edit: the next edit is informed
             for path in t.paths:
                 open_attempts.pop("edit:" + _place(path, cwd), None)
+        elif t.kind in (ToolKind.EDIT, ToolKind.WRITE) and not t_failed:
+            # a file missing when read and written since is there to be read: no retry
+            for path in t.paths:
+                open_attempts.pop("read:" + path.rstrip("/").rsplit("/", 1)[-1], None)
         # Hunting for the test command: different check commands that cannot even start.
         if t.command and classify_check(t.command) in ("test", "build", "typecheck", "lint"):
             if t_failed and _INVOCATION_ERROR.search(t.tool_output or ""):
