@@ -108,18 +108,24 @@ def test_ctrl_c_during_parallel_batch_is_one_line_exit_130_and_nothing_left(tmp_
                       "output": "x = 1\n" * 50})
     steps.append({"assistant": "Done."})
     text = claude_jsonl(steps)
-    for i in range(60):
-        (sessions / f"s{i:02d}.jsonl").write_text(text.replace("11111111", f"{i:08d}"))
+    # Enough sessions that the batch is still grading well after its first report is staged,
+    # whatever the machine's speed: the interruption must land mid-batch.
+    for i in range(240):
+        (sessions / f"s{i:03d}.jsonl").write_text(text.replace("11111111", f"{i:08d}"))
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     env.pop("SOURCE_DATE_EPOCH", None)
     proc = subprocess.Popen([sys.executable, "-m", "skill_doctor", "batch", "sessions", "-o", "out",
                              "-j", "2"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 60
-    while not any(p.name.startswith(".out.") for p in tmp_path.iterdir()):
+
+    def staged_reports() -> int:
+        return sum(1 for d in tmp_path.iterdir() if d.name.startswith(".out.")
+                   and (d / "sessions").is_dir() for _ in (d / "sessions").iterdir())
+
+    while not staged_reports():  # grading is under way once a report is staged
         assert proc.poll() is None and time.monotonic() < deadline, "the batch did not start"
-        time.sleep(0.02)
-    time.sleep(0.5)
+        time.sleep(0.01)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
