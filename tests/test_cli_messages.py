@@ -116,7 +116,11 @@ def test_ctrl_c_during_parallel_batch_is_one_line_exit_130_and_nothing_left(tmp_
     env.pop("SOURCE_DATE_EPOCH", None)
     proc = subprocess.Popen([sys.executable, "-m", "skill_doctor", "batch", "sessions", "-o", "out",
                              "-j", "2"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            # as from a terminal: a runner that starts the tests in the
+                            # background (`cmd &` in a script) leaves SIGINT ignored, and an
+                            # ignored signal stays ignored across exec
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
 
     def staged_reports() -> int:
