@@ -180,6 +180,7 @@ def test_inline_programs_that_write_data_through_libraries_change_the_files_they
 # shell or the program printed says whether the command failed.
 PRINTED_FAILURES = [
     "/bin/bash: line 1: jq: command not found",
+    "/bin/sh: 1: systemctl: not found",  # dash
     "所在位置 行:1 字符: 41\n+ cd x && npx y\n标记“&&”不是此版本中的有效语句分隔符。\n"
     "    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\n"
     "    + FullyQualifiedErrorId : InvalidEndOfLine",

@@ -997,17 +997,19 @@ def found_nothing(turn: Turn) -> bool:
 
 _ABORTED = re.compile(r"^\s*(?:aborted by user|\[Request interrupted by user)|\naborted by user\s*$", re.I)
 
-# What a shell prints when the command itself failed, for harnesses that log no exit code
-# (Cline, exports, SpecStory): a program that is not there, a line the shell could not parse
-# (PowerShell's `&&`), git's and npm's own failure lines, a module that could not be loaded,
-# a path that does not exist, or a program that died of an uncaught exception (the
-# exception is the last thing it printed). A warning or a NativeCommandError (PowerShell
-# wrapping whatever a native program wrote to stderr) is no failure.
-_SHELL_FAILED_OUTPUT = re.compile(
-    r"^(?:\S+: )?(?:line \d+: )?[^\s:]+: (?:command )?not found\s*$"
+# A program the machine does not have, in the shell's own words (bash, dash, cmd, PowerShell,
+# their Chinese forms) or by its exit status.
+MISSING_PROGRAM = re.compile(
+    r"\b[\w.+-]+: (?:command )?not found\s*$|^Exit code 127\b"
     r"|is not recognized as (?:an internal or external command|the name of a cmdlet)"
-    r"|不是内部或外部命令|无法将“[^”\n]*”项识别为"
-    r"|FullyQualifiedErrorId\s*:\s*(?!NativeCommandError)\w"
+    r"|不是内部或外部命令|无法将“[^”\n]*”项识别为", re.M)
+# What else a shell prints when the command itself failed, for harnesses that log no exit
+# code (Cline, exports, SpecStory): a line the shell could not parse (PowerShell's `&&`),
+# git's and npm's own failure lines, a module that could not be loaded, a path that does not
+# exist. A warning or a NativeCommandError (PowerShell wrapping whatever a native program
+# wrote to stderr) is no failure.
+_SHELL_FAILED_OUTPUT = re.compile(
+    r"FullyQualifiedErrorId\s*:\s*(?!NativeCommandError)\w"
     r"|^fatal: |^npm ERR! |^npm error |^Error: Cannot find module\b"
     r"|^(?:\S+: )?(?:line \d+: )?(?:cd: )?[^\n:]+: No such file or directory\s*\Z", re.M)
 # An uncaught exception ending the output: Python's traceback, or Node's error and stack.
@@ -1017,10 +1019,11 @@ _DIED_OF_EXCEPTION = re.compile(
 
 
 def printed_failure(output: str) -> bool:
-    """Whether a shell call's output says the command failed (see `_SHELL_FAILED_OUTPUT`);
-    read where no exit code was logged."""
+    """Whether a shell call's output says the command failed (a missing program, one of
+    `_SHELL_FAILED_OUTPUT`, an uncaught exception); read where no exit code was logged."""
     tail = output[-4000:]
-    return bool(_SHELL_FAILED_OUTPUT.search(tail) or _DIED_OF_EXCEPTION.search(tail))
+    return bool(MISSING_PROGRAM.search(tail) or _SHELL_FAILED_OUTPUT.search(tail)
+                or _DIED_OF_EXCEPTION.search(tail))
 
 
 def tool_failed(turn: Turn) -> bool:

@@ -251,19 +251,23 @@ def asks_for_change(text: str) -> bool:
             continue  # ", correct?" asks; ", update the README" orders
         if _WEIGHS_CHANGE.search(before) and _CLAUSE_ASKS.match(text, match.end()):
             continue
-        if match.group(1).lower() in _CHAT_WRITING_VERBS and _CHAT_PIECE.match(text, match.end()) \
-                and not _NAMES_FILE.search(text):
+        if _orders_chat_piece(text, match):
             continue
         if _IMPERATIVE_BEFORE.search(before):
             return True
     return False
 
 
+def _orders_chat_piece(text: str, verb: re.Match[str]) -> bool:
+    """Whether a change verb of the message orders a piece of prose for the answer itself
+    ("write a little poem", an email), no file being named."""
+    return verb.group(1).lower() in _CHAT_WRITING_VERBS and \
+        _CHAT_PIECE.match(text, verb.end()) is not None and not _NAMES_FILE.search(text)
+
+
 def _writes_for_chat(text: str) -> bool:
     """Whether the message orders a piece of prose for the answer itself (a poem, an email)."""
-    return not _NAMES_FILE.search(text) and any(
-        match.group(1).lower() in _CHAT_WRITING_VERBS and _CHAT_PIECE.match(text, match.end())
-        for match in _CHANGE_WORDS.finditer(text))
+    return any(_orders_chat_piece(text, match) for match in _CHANGE_WORDS.finditer(text))
 
 
 def classify(text: str, previous_answer: str = "") -> str:

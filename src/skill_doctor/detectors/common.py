@@ -19,6 +19,18 @@ def _edits_with_paths(facts: Facts) -> list[tuple[int, str]]:
     return [(e.turn, e.path) for e in facts.edits] + list(facts.shell_writes)
 
 
+# Checks that are the project's own verdict on the work, unlike a run of some program.
+PROJECT_CHECKS = frozenset({"test", "typecheck", "lint", "build"})
+
+
+def runs_one_of(command: str, paths) -> bool:
+    """Whether a command line runs or names one of `paths` (`python3 tests/missing_colon.py`,
+    `python /tmp/verify.py`), by its path, or by the end of it the command gives."""
+    words = [w for w in re.split(r"[\s;&|()'\"]+", command) if "." in w]
+    return any(w == path or w.endswith("/" + path.lstrip("/")) or path.endswith("/" + w)
+               for path in paths for w in words)
+
+
 # A call that hands the work in (mini-swe-agent's final echo, SWE-agent's `submit`).
 SUBMITS = re.compile(r"^\s*(submit|echo\s+\S*(FINAL_OUTPUT|COMPLETE_TASK)\S*)\b", re.I)
 

@@ -13,7 +13,8 @@ from ..facts import Facts
 from ..model import ToolKind
 from ..text import line_of
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _CODE_SUFFIX, _TEST_FILE, PROSE_ONLY, _edits_with_paths
+from .common import _CODE_SUFFIX, _TEST_FILE, PROJECT_CHECKS, PROSE_ONLY, _edits_with_paths, \
+    runs_one_of
 
 
 _DEBUG = re.compile(r"\b(breakpoint\(\)|pdb\.set_trace\(\)|import i?pdb|debugger;|binding\.pry"
@@ -249,9 +250,6 @@ def _counts(causes: list[str]) -> list[tuple[str, int]]:
     return sorted(seen.items(), key=lambda kv: _CAUSES.index(kv[0]))
 
 
-_REAL_CHECKS = ("test", "typecheck", "lint", "build")
-
-
 def _found_and_edited(facts: Facts) -> list[str]:
     """Code files the session edited but did not write itself: the files it found there."""
     # Written whole by the session (a Write, SWE-agent's `create`): the agent's own file.
@@ -265,15 +263,6 @@ def _found_and_edited(facts: Facts) -> list[str]:
             continue
         found.append(path)
     return found
-
-
-def _runs_one_of(command: str, paths: list[str]) -> bool:
-    """Whether a run executes one of `paths` (`python3 tests/missing_colon.py` after fixing
-    it): the changed code itself ran. A script the agent wrote and then ran shows only that
-    its own script runs."""
-    words = [w for w in re.split(r"[\s;&|()'\"]+", command) if "." in w]
-    return any(w == path or w.endswith("/" + path.lstrip("/")) or path.endswith("/" + w)
-               for path in paths for w in words)
 
 
 def _verification_signals(facts: Facts, signal) -> None:
@@ -290,7 +279,7 @@ def _verification_signals(facts: Facts, signal) -> None:
     # the session only wrote code of its own (a new script, a new project), of that code.
     ran = found or [path for path in facts.edits_by_path if not PROSE_ONLY.search(path)]
     after = [c for c in facts.checks if c.turn > last_code_edit and (
-        c.kind in _REAL_CHECKS or (c.kind == "run" and _runs_one_of(c.command, ran)))]
+        c.kind in PROJECT_CHECKS or (c.kind == "run" and runs_one_of(c.command, ran)))]
     decided = [c for c in after if c.passed is not None]
     if decided and decided[-1].passed is False:
         if not any(e.turn > decided[-1].turn for e in facts.edits):

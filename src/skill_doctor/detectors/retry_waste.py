@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..facts import Facts, classify_check, found_nothing, is_doc_file, relative_path
+from ..facts import MISSING_PROGRAM, Facts, classify_check, found_nothing, is_doc_file, \
+    relative_path
 from ..model import Role, ToolKind, Turn
 from ..text import CaselessPattern
 from ._base import DETECTORS, Evidence, Measurement, _plural, _ranked_causes, detector
@@ -38,8 +39,6 @@ class _Episode:
 
 _CAUSES = ("failed_edit", "test_command_hunt", "repeated_command", "same_error", "loop",
            "searched_again", "redo_after_user", "test_rewritten", "missing_program")
-# A shell call whose program the machine does not have (the shell's own words for it).
-_MISSING_PROGRAM = re.compile(r"\b[\w.+-]+: (?:command )?not found\b|(?:^|\n)Exit code 127\b")
 # A command left running in the background whose result the agent never read.
 # Case-insensitive, matched at case-sensitive speed (text.CaselessPattern): run on every call.
 _STILL_RUNNING = CaselessPattern(r"process running with session id|still running"
@@ -161,7 +160,7 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
         if t.command and t.kind is not ToolKind.PLAN:
             # A program the machine lacks, then another call for the same step (`systemctl`
             # not found, then `service nginx start`): the first attempt was wasted.
-            lacks = t_failed and bool(_MISSING_PROGRAM.search((t.tool_output or "")[:2000]))
+            lacks = t_failed and bool(MISSING_PROGRAM.search((t.tool_output or "")[:2000]))
             if missing is not None and missing[2] == request and position - missing[0] == 1 \
                     and not lacks and missing[1].index not in in_retry \
                     and t.index not in in_retry \
@@ -197,7 +196,7 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
         elif t.kind in (ToolKind.EDIT, ToolKind.WRITE) and not t_failed:
             # a file missing when read and written since is there to be read: no retry
             for path in t.paths:
-                open_attempts.pop("read:" + path.rstrip("/").rsplit("/", 1)[-1], None)
+                open_attempts.pop(_read_key(path), None)
         # Hunting for the test command: different check commands that cannot even start.
         if t.command and classify_check(t.command) in ("test", "build", "typecheck", "lint"):
             if t_failed and _INVOCATION_ERROR.search(t.tool_output or ""):
@@ -257,7 +256,7 @@ def _attempt_key(turn: Turn, cwd: str | None) -> str | None:
         # Reading is how a failed attempt is understood, not an attempt; but a read that
         # failed (no such file) and the read of the same name elsewhere that follows it are
         # two attempts at one file.
-        return "read:" + turn.paths[0].rstrip("/").rsplit("/", 1)[-1] if turn.paths else None
+        return _read_key(turn.paths[0]) if turn.paths else None
     if turn.command:
         return "cmd:" + operation_key(turn.command)
     if turn.kind in (ToolKind.SEARCH, ToolKind.LIST):
@@ -274,6 +273,11 @@ def _attempt_key(turn: Turn, cwd: str | None) -> str | None:
             return f"tool:{turn.tool_name}:" + repr(names)[:300]
         return f"tool:{turn.tool_name}:" + _target(turn)[:300]
     return None
+
+
+def _read_key(path: str) -> str:
+    """Reads of one file name are attempts at one file, wherever the path put it."""
+    return "read:" + path.rstrip("/").rsplit("/", 1)[-1]
 
 
 _CD = re.compile(r"^\s*cd\s+(\S+)\s*(?:&&|;)")

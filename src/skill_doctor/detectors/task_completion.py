@@ -14,7 +14,7 @@ from ..model import Role, ToolKind
 from ..text import CaselessPattern, harness_cut, sentences
 from ..tools import looked_at
 from ._base import Evidence, Measurement, detector
-from .common import _SCRATCH, SUBMITS
+from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, runs_one_of
 
 
 _CLAIMS_SUCCESS = re.compile(
@@ -404,13 +404,13 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
         following += 1  # a scratch file written since is no change of the work
     until = facts.change_turns[following] if following < len(facts.change_turns) else None
     own = [c for c in (facts.checks_between(last_edit, until - 1) if until is not None
-                       else facts.checks_after(last_edit) if scratch else ())
+                       else facts.checks_after(last_edit))
            if c.passed is not None]
     decided = own[-1] if own else session.last_decided
-    if decided is not None and decided.passed and scratch and _runs_one(decided.command, scratch):
+    if decided is not None and decided.passed and scratch and runs_one_of(decided.command, scratch):
         # The project's own test failing after the last edit is not overturned by a script
         # of the agent's that passes: the work still fails the project's check.
-        failing = [c for c in own if c.kind in _PROJECT_CHECKS and c.turn < decided.turn]
+        failing = [c for c in own if c.kind in PROJECT_CHECKS and c.turn < decided.turn]
         if failing and failing[-1].passed is False:
             decided = failing[-1]
     if decided is not None and decided.turn > last_edit:
@@ -427,16 +427,6 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
 
 def _is_scratch(path: str | None) -> bool:
     return path is not None and bool(_SCRATCH.search(path))
-
-
-# Checks that are the project's own verdict on the work, unlike a run of some program.
-_PROJECT_CHECKS = frozenset({"test", "build", "typecheck", "lint"})
-
-
-def _runs_one(command: str, paths: set[str]) -> bool:
-    """Whether a command line runs or names one of `paths` (by its full path or its name)."""
-    words = set(_WORD_SPLIT.split(command))
-    return any(p in words or p.rsplit("/", 1)[-1] in words for p in paths)
 
 
 # Files that are programs or build them: a change to one is shown working only by running it.
