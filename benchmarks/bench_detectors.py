@@ -36,7 +36,7 @@ def synthetic(n_turns: int) -> Transcript:
                 tool_input={"file_path": path}, tool_output=f"import mod{(i + 1) % 400}\n" * 5)
         elif step == 2:
             old, new = f"x = {i}\n", f"x = {i + 1}\n"
-            edit = FileEdit(path=path, diff=make_diff(path, old, new), old=old, new=new)
+            edit = FileEdit(path=path, patch=make_diff(path, old, new), old=old, new=new)
             add(role=Role.TOOL, tool_name="Edit", kind=ToolKind.EDIT, paths=(path,), edits=(edit,),
                 tool_input={"file_path": path, "old_string": f"x = {i}", "new_string": f"x = {i + 1}"},
                 tool_output="The file has been updated.")

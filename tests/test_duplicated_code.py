@@ -11,7 +11,7 @@ BLOCK = "".join(f"    value_{i} = compute_value({i}, now)\n" for i in range(6))
 
 def _created(path: str) -> FileEdit:
     text = "def build(now):\n" + BLOCK
-    return FileEdit(path=path, diff=make_diff(path, "", text, created=True), before="",
+    return FileEdit(path=path, patch=make_diff(path, "", text, created=True), before="",
                     after=text, created=True, whole_file=True)
 
 

@@ -20,6 +20,8 @@ def make_diff(path: str, before: str, after: str, *, created: bool = False,
     """A unified diff of two texts, with git-style headers unidiff understands."""
     old_name = "/dev/null" if created else f"a/{path}"
     new_name = "/dev/null" if deleted else f"b/{path}"
+    if not before:
+        return _added_text_diff(old_name, new_name, after.splitlines(keepends=True))
     lines = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True),
         old_name, new_name, n=context,
@@ -27,6 +29,19 @@ def make_diff(path: str, before: str, after: str, *, created: bool = False,
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _added_text_diff(old_name: str, new_name: str, lines: list[str]) -> str:
+    """What difflib.unified_diff gives for text written into an empty one (one hunk adding
+    every line), built directly: the sequence matcher costs more than the rest of reading a
+    session's new files."""
+    if not lines:
+        return ""
+    span = "1" if len(lines) == 1 else f"1,{len(lines)}"
+    out = [f"--- {old_name}\n+++ {new_name}\n@@ -0,0 +{span} @@\n"]
+    for line in lines:
+        out.append("+" + line if line.endswith("\n") else "+" + line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
 
@@ -68,10 +83,10 @@ def parse_apply_patch(text: str) -> list[FileEdit]:
             return
         if action == "Add":
             content = "".join(line[1:] + "\n" for line in body if line.startswith("+"))
-            edits.append(FileEdit(path=path, diff=make_diff(path, "", content, created=True),
+            edits.append(FileEdit(path=path, patch=None,
                                   new=content, after=content, created=True, whole_file=True))
         elif action == "Delete":
-            edits.append(FileEdit(path=path, diff=f"--- a/{path}\n+++ /dev/null\n", deleted=True))
+            edits.append(FileEdit(path=path, patch=f"--- a/{path}\n+++ /dev/null\n", deleted=True))
         else:
             old, new, hunks = [], [], [f"--- a/{path}\n", f"+++ b/{path}\n"]
             chunk: list[str] = []
@@ -102,7 +117,7 @@ def parse_apply_patch(text: str) -> list[FileEdit]:
                 if line[0] in " +":
                     new.append(line[1:])
             close_chunk()
-            edits.append(FileEdit(path=path, diff="".join(hunks) if len(hunks) > 2 else "",
+            edits.append(FileEdit(path=path, patch="".join(hunks) if len(hunks) > 2 else "",
                                   old="\n".join(old), new="\n".join(new)))
 
     for raw in text.splitlines():
@@ -264,3 +279,18 @@ def changed_lines(diff: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         elif line.startswith("-"):
             removed.append(line[1:])
     return tuple(added), tuple(removed)
+
+
+def edit_lines(edit: FileEdit) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`changed_lines` of an edit's diff. A diff that only adds `new` to an empty text is not
+    held (see FileEdit.patch): its added lines are the lines of `new`, read without building it."""
+    if edit.patch is None:
+        return tuple((edit.new or "").splitlines()), ()
+    return changed_lines(edit.patch)
+
+
+def edit_counts(edit: FileEdit) -> tuple[int, int]:
+    """`count_changes` of an edit's diff, the same way."""
+    if edit.patch is None:
+        return len((edit.new or "").splitlines()), 0
+    return count_changes(edit.patch)

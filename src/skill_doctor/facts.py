@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .diffs import count_changes
+from .diffs import edit_counts
 from . import ledger
 from .ledger import Request
 from .model import FileEdit, Role, ToolKind, Transcript, Turn
@@ -599,7 +599,7 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             failed_edits.append(turn.index)
         elif turn.edits:
             for edit in turn.edits:
-                added, removed = count_changes(edit.diff)
+                added, removed = edit_counts(edit)
                 edits.append(EditRecord(turn.index, edit, relative_path(edit.path, cwd),
                                         added, removed))
         elif turn.via_shell or turn.paths:
@@ -613,7 +613,7 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
                                       "file_path": target}) if target else []
             if inferred:
                 for edit in inferred:
-                    added, removed = count_changes(edit.diff)
+                    added, removed = edit_counts(edit)
                     edits.append(EditRecord(turn.index, edit, relative_path(edit.path, cwd),
                                             added, removed))
             else:

@@ -41,10 +41,15 @@ class FileEdit:
     `before`/`after` hold whole-file contents when the transcript shows them (a Write, or a
     harness that logs the original file); otherwise they are None and only `old`/`new`
     snippets are known.
+
+    `patch` is the diff as logged or built. It is None when the diff is that of `new` written
+    into an empty text (a new file, a file written whole from nothing known): that diff is
+    every line of `new` again, so it is built when asked for (`diff`) instead of being held
+    beside `new` for the whole run.
     """
 
     path: str
-    diff: str
+    patch: str | None
     old: str | None = None
     new: str | None = None
     before: str | None = None
@@ -52,6 +57,13 @@ class FileEdit:
     created: bool = False
     deleted: bool = False
     whole_file: bool = False  # the tool wrote the whole file rather than a region of it
+
+    @property
+    def diff(self) -> str:
+        if self.patch is not None:
+            return self.patch
+        from .diffs import make_diff  # diffs builds FileEdits, so it imports this module
+        return make_diff(self.path, "", self.new or "", created=self.created)
 
 
 @dataclass(frozen=True, slots=True)

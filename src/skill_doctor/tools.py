@@ -253,13 +253,13 @@ def _analyse(command: str) -> tuple[list[str], list[str], ToolKind, list[FileEdi
             if bodies and redirects and program in ("cat", "tee", ""):
                 # cat > f <<'EOF' ... EOF: the whole file, written from the here-document
                 for target in redirects:
-                    edits.append(FileEdit(path=target, diff=diffs.make_diff(target, "", bodies[0]),
+                    edits.append(FileEdit(path=target, patch=None,
                                           new=bodies[0], after=bodies[0], whole_file=True))
             if program == "tee":
                 targets = [a for a in args if not a.startswith("-")]
                 writes.extend(targets)
                 if bodies and targets:
-                    edits.extend(FileEdit(path=t, diff=diffs.make_diff(t, "", bodies[0]),
+                    edits.extend(FileEdit(path=t, patch=None,
                                           new=bodies[0], after=bodies[0], whole_file=True)
                                  for t in targets)
                 continue
@@ -489,7 +489,7 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     changes = tool_input.get("changes")
     if isinstance(changes, list) and changes and all(isinstance(c, dict) for c in changes):
         # files named as changed with no content logged (`codex exec --json` file_change)
-        return [FileEdit(path=str(c["path"]), diff="", created=c.get("kind") == "add",
+        return [FileEdit(path=str(c["path"]), patch="", created=c.get("kind") == "add",
                          deleted=c.get("kind") == "delete") for c in changes if c.get("path")]
 
     if key in ("apply_patch", "patch") or "*** Begin Patch" in str(tool_input.get("input", "")):
@@ -501,12 +501,12 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     if kind_of(name, tool_input) is ToolKind.WRITE and isinstance(content, str) and path:
         created = result.get("type") == "create" or (before is None and result.get("type") != "update")
         diff = diffs.diff_from_hunks(path, hunks) if hunks else ""
-        if not diff:
-            diff = diffs.make_diff(path, before or "", content, created=created)
-        return [FileEdit(path=path, diff=diff, new=content, before=before, after=content,
+        if not diff:  # written into nothing known: the diff follows from the content
+            diff = diffs.make_diff(path, before, content, created=created) if before is not None else None
+        return [FileEdit(path=path, patch=diff, new=content, before=before, after=content,
                          created=created and before is None, whole_file=True)]
     if isinstance(new_source, str) and path:  # notebook cell edit
-        return [FileEdit(path=path, diff=diffs.make_diff(path, "", new_source), new=new_source)]
+        return [FileEdit(path=path, patch=None, new=new_source)]
 
     pairs: list[tuple[str, str, bool]] = []
     old = _first_str(tool_input, "old_string", "oldText", "old_str", "oldString", "search")
@@ -517,7 +517,7 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
         # a line-range edit (`edit 3:5` ... `end_of_edit`): the replaced lines are not logged
         new = _first_str(tool_input, "replacement")
         if new is not None and path:
-            return [FileEdit(path=path, diff=diffs.make_diff(path, "", new), new=new)]
+            return [FileEdit(path=path, patch=None, new=new)]
     if old is not None or (new is not None and key in ("str_replace_editor", "insert")):
         pairs.append((old or "", new or "", bool(tool_input.get("replace_all"))))
     edit_list = tool_input.get("edits")
@@ -544,7 +544,7 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
         diff = diffs.make_diff(path, before, after)
     else:
         diff = "".join(diffs.make_diff(path, o, n) for o, n, _ in pairs)
-    return [FileEdit(path=path, diff=diff, old="\n".join(o for o, _, _ in pairs),
+    return [FileEdit(path=path, patch=diff, old="\n".join(o for o, _, _ in pairs),
                      new="\n".join(n for _, n, _ in pairs), before=before, after=after)]
 
 

@@ -6,7 +6,7 @@ import posixpath
 import re
 from typing import Any, Mapping
 
-from ..diffs import changed_lines
+from ..diffs import edit_lines
 from ..facts import EditRecord, Facts, is_doc_file
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX, _ORIENTATION_FILES, _SCRATCH, _TEST_FILE, _edited_imports, _import_tokens, _module_names, _name_tokens
@@ -99,7 +99,7 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         if _TEST_FILE.search(path):
             removed = added = 0
             for r in records:
-                plus, minus = changed_lines(r.edit.diff)
+                plus, minus = edit_lines(r.edit)
                 removed += sum(1 for line in minus if _ASSERT.search(line))
                 added += sum(1 for line in plus if _ASSERT.search(line))
             if removed > added:

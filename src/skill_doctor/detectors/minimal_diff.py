@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import Any, Mapping
 
-from ..diffs import changed_lines
+from ..diffs import edit_lines
 from ..facts import EditRecord, Facts
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 
@@ -110,7 +110,10 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                                                      f"change {max(r.added, r.removed)}"))
                     causes.append("whole_file_rewrite")
                 continue
-            blank = _whitespace_only_hunks(edit.diff)
+            # A diff that only adds `new` (not held, see FileEdit.patch) is one hunk, blank
+            # when every line it adds is.
+            blank = _whitespace_only_hunks(edit.patch) if edit.patch is not None else \
+                int(bool(edit.new) and not edit.new.strip())
             if blank:
                 evidence.append(Evidence(r.turn, f"{_plural(blank, 'whitespace-only hunk')} in "
                                                  f"{path}"))
@@ -166,7 +169,7 @@ def _duplicated_block(edits) -> tuple[tuple[int, str], tuple[int, str], str] | N
     or None."""
     seen: dict[tuple[str, ...], tuple[int, str]] = {}
     for r in edits:
-        plus, _ = changed_lines(r.edit.diff)
+        plus, _ = edit_lines(r.edit)
         lines = [" ".join(line.split()) for line in plus]
         lines = [line for line in lines if len(line) >= 8 and not _TRIVIAL.match(line)]
         own: set[tuple[str, ...]] = set()
@@ -198,7 +201,7 @@ def _reworked_edits(records, facts: Facts) -> list[int]:
         serving = request_of.turn if request_of is not None else None
         if serving != request:
             request, added_so_far = serving, set()
-        plus, minus = changed_lines(r.edit.diff)
+        plus, minus = edit_lines(r.edit)
         removed = {line.strip() for line in minus if len(line.strip()) > 3}
         if removed & added_so_far:
             reworked.append(r.turn)

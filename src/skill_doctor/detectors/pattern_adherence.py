@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..diffs import changed_lines
+from ..diffs import edit_lines
 from ..facts import Facts
 from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
@@ -60,7 +60,7 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         records = by_path[r.path]
         original = records[0].edit.before
         context = original if original is not None else edit.old
-        added, _ = changed_lines(edit.diff)
+        added, _ = edit_lines(edit)
         if not added or context is None or edit.created or r.path in created:
             continue
         if original is not None:  # a file's conventions learned once, however often edited

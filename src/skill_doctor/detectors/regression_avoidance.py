@@ -8,7 +8,7 @@ import re
 import warnings
 from typing import Any, Mapping
 
-from ..diffs import changed_lines
+from ..diffs import edit_lines
 from ..facts import Facts
 from ..model import ToolKind
 from ..text import line_of
@@ -136,7 +136,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     # that removes the line clears it.
     pending: dict[str, list[tuple[int, str, str, str]]] = {}  # path -> (turn, line, note, cause)
     latest_after: dict[str, tuple[int, str]] = {}
-    diffs_by_path: dict[str, list[str]] = {}
+    added_by_path: dict[str, list[tuple[str, ...]]] = {}
     # When each file was first shown to exist (read, or changed): a whole-file write after it
     # replaced a text, whatever the harness calls the write.
     first_seen: dict[str, int] = {}
@@ -146,8 +146,8 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
         if r.turn < first_seen.get(r.path, r.turn + 1):
             first_seen[r.path] = r.turn
     for r in facts.edits:
-        diffs_by_path.setdefault(r.path, []).append(r.edit.diff)
-        added, removed = changed_lines(r.edit.diff)
+        added, removed = edit_lines(r.edit)
+        added_by_path.setdefault(r.path, []).append(added)
         if r.edit.whole_file:
             pending.pop(r.path, None)  # the file is now what this write holds, nothing before
         elif removed and r.path in pending:
@@ -212,7 +212,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             signal(turn, f"{path} no longer compiles" + (f" (line {line})" if line else ""),
                    "syntax_error")
             continue
-        unused = _unused_new_imports(tree, text, diffs_by_path, path)
+        unused = _unused_new_imports(tree, text, added_by_path, path)
         if unused:
             signal(turn, f"import added to {path} but never used: {', '.join(unused[:3])}",
                    "unused_import")
@@ -312,13 +312,12 @@ def _verification_signals(facts: Facts, signal) -> None:
 
 
 
-def _unused_new_imports(tree: ast.AST, text: str, added_by_path: Mapping[str, list[str]],
-                        path: str) -> list[str]:
+def _unused_new_imports(tree: ast.AST, text: str,
+                        added_by_path: Mapping[str, list[tuple[str, ...]]], path: str) -> list[str]:
     """Names imported on lines this session added to `path` that the file never uses."""
     if path.endswith("__init__.py") or "__all__" in text:
         return []  # re-exports are the point of these files
-    added = {line.strip() for diff in added_by_path.get(path, ())
-             for line in changed_lines(diff)[0]}
+    added = {line.strip() for lines in added_by_path.get(path, ()) for line in lines}
     source_lines = text.splitlines()
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     unused: list[str] = []

@@ -6,7 +6,7 @@ import bisect
 import re
 from typing import Any, Mapping
 
-from ..diffs import changed_lines
+from ..diffs import edit_lines
 from ..facts import Facts, classify_check, command_segments
 from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
@@ -246,9 +246,9 @@ def _same_spot_edits(facts: Facts, tools: list) -> list[int]:
         current = records.get(t.index)
         if current and previous and len(current) == 1 and len(previous) == 1 and \
                 current[0].path == previous[0].path and not current[0].edit.whole_file:
-            written = {line.strip() for line in changed_lines(previous[0].edit.diff)[0]
+            written = {line.strip() for line in edit_lines(previous[0].edit)[0]
                        if len(line.strip()) >= 4}
-            removed = {line.strip() for line in changed_lines(current[0].edit.diff)[1]}
+            removed = {line.strip() for line in edit_lines(current[0].edit)[1]}
             if written & removed:
                 found.append(t.index)
         previous = current
