@@ -21,7 +21,7 @@ from . import ledger
 from .ledger import Request
 from .model import FileEdit, Role, ToolKind, Transcript, Turn
 from . import tools
-from .text import ascii_folded
+from .text import ascii_folded, harness_cut
 from .tools import shell_read_windows
 
 # Programs that check the work: test runners, builds, type checkers, linters. Each pattern is
@@ -506,7 +506,9 @@ def _repeated_reads(turns: tuple[Turn, ...], reads: list[tuple[int, str]],
     file last changed: the same tool window again, or a line range inside an earlier one
     (`nl -ba f | sed -n '1,200p'` after `sed -n '1,240p' f`: numbering lines shows nothing
     new). Reads whose range the log does not keep are never repeats, nor are reads after a
-    compaction of what was read before it (the model no longer has it)."""
+    compaction of what was read before it (the model no longer has it). A read whose output
+    the harness cut ("[... output truncated to fit 10240 bytes ...]") showed only part of
+    its window: reading that part again is no repeat."""
     changes: dict[str, list[int]] = {}
     for turn, path in changed:
         changes.setdefault(path, []).append(turn)
@@ -516,6 +518,7 @@ def _repeated_reads(turns: tuple[Turn, ...], reads: list[tuple[int, str]],
     repeats: list[tuple[int, str, int]] = []
     compactions = [t.index for t in turns if t.meta == "compaction"]
     next_compaction = 0
+    by_index = {t.index: t for t in turns} if reads else {}
     for turn, path in reads:
         if next_compaction < len(compactions) and compactions[next_compaction] < turn:
             since_change.clear()
@@ -535,6 +538,9 @@ def _repeated_reads(turns: tuple[Turn, ...], reads: list[tuple[int, str]],
         if seen is not None:
             repeats.append((turn, path, seen))
         else:
+            read = by_index.get(turn)
+            if read is not None and harness_cut(read.tool_output or ""):
+                continue  # the harness cut what it printed: part of the window is still unread
             earlier.append((turn, window))
             if len(earlier) > _WINDOWS_KEPT:
                 del earlier[0]  # a file read a few lines at a time, thousands of times
