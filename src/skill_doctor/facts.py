@@ -149,13 +149,22 @@ def classify_check(command: str) -> str | None:
     if _COMPARED_AND_TOLD.search(command):
         return "test"
     run = False
+    system_folder = False  # the command went into a system program folder (`cd /usr/bin`)
     for segment in command_segments(command):
+        if segment.startswith("cd "):
+            system_folder = bool(_SYSTEM_BIN.match(segment[3:].strip().strip("'\"")))
         for kind, pattern in _CHECK_PATTERNS:
             if pattern.match(segment) and not (kind == "run" and _STATUS_ONLY.match(segment)):
                 return kind
-        if _RUN_PROGRAM.match(segment) and not _NOT_A_RUN.search(segment):
+        if _RUN_PROGRAM.match(segment) and not _NOT_A_RUN.search(segment) and \
+                not (system_folder and segment.startswith("./")):
             run = True
     return "run" if run else None
+
+
+# The machine's own program folders: `cd /usr/bin && ./rebase -O` runs a system tool, which
+# does something, not the work the session made.
+_SYSTEM_BIN = re.compile(r"(?:/usr(?:/local)?)?/s?bin/?$", re.I)
 
 
 # A check's own summary of how it ended; it overrides the exit code of a pipeline, `|| true`
