@@ -35,6 +35,14 @@ class _Episode:
     what: str
     cause: str
     kind: str  # retry | loop | hunt | user | redo
+    # The first attempts of the operations it holds: one, unless overlapping episodes were
+    # merged (four reads failed on one path form and were each redone on another).
+    firsts: tuple[int, ...] = ()
+
+    @property
+    def attempts(self) -> tuple[int, ...]:
+        """The first attempt of each operation: one of each was needed, the rest were not."""
+        return self.firsts or self.turns[:1]
 
 
 _CAUSES = ("failed_edit", "test_command_hunt", "repeated_command", "same_error", "loop",
@@ -276,8 +284,9 @@ def _attempt_key(turn: Turn, cwd: str | None) -> str | None:
 
 
 def _read_key(path: str) -> str:
-    """Reads of one file name are attempts at one file, wherever the path put it."""
-    return "read:" + path.rstrip("/").rsplit("/", 1)[-1]
+    """Reads of one file name are attempts at one file, wherever the path put it (and
+    whichever separator: `/c/Users/me/README.md` failed, then `C:\\Users\\me\\README.md`)."""
+    return "read:" + path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
 
 
 _CD = re.compile(r"^\s*cd\s+(\S+)\s*(?:&&|;)")
@@ -423,10 +432,12 @@ def _merge_episodes(episodes: list[_Episode]) -> list[_Episode]:
             head = merged[-1]
             head.last = max(head.last, ep.last)
             turns[-1].update(ep.turns)
+            if ep.kind == "retry" and head.kind == "retry" and ep.what != head.what:
+                head.firsts = tuple(sorted({*head.attempts, *ep.attempts}))
             if ep.kind == "loop" and head.kind == "loop" and ep.what != head.what:
                 head.what = f"{head.what} and {ep.what} alternating"
             continue
-        merged.append(_Episode(ep.first, ep.last, [], ep.what, ep.cause, ep.kind))
+        merged.append(_Episode(ep.first, ep.last, [], ep.what, ep.cause, ep.kind, ep.attempts))
         turns.append(set(ep.turns))
     for ep, seen in zip(merged, turns):
         ep.turns = sorted(seen)
@@ -456,6 +467,9 @@ def _describe(ep: _Episode, facts: Facts) -> str:
         # A refusal or an error: the call was made again and ended the same way.
         return (f"{first.tool_name} ended with the same error again (turns {shown}): "
                 f"{ep.what[:120]}")
+    if len(ep.attempts) > 1:
+        return (f"{len(ep.attempts)} {first.tool_name} calls failed and were each tried again "
+                f"(turns {shown}): {ep.what[:120]}")
     return (f"{first.tool_name} failed and was tried again {_plural(len(ep.turns) - 1, 'time')} "
             f"(turns {shown}): {ep.what[:120]}")
 

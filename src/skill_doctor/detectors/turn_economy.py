@@ -78,8 +78,9 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     episode_starts: set[int] = set()
     for episode in find_episodes(facts, DETECTORS_RETRY_PARAMS):
         if episode.kind != "user":
-            episode_starts.add(episode.turns[0])
-        for index in episode.turns[1:] if episode.kind != "user" else episode.turns:
+            episode_starts.update(episode.attempts)
+        for index in episode.turns if episode.kind == "user" else \
+                [i for i in episode.turns if i not in episode.attempts]:
             avoidable.setdefault(index, "retries")
         if episode.kind == "user":
             # The user had to ask again: the calls that redid the work, up to the user's next
