@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import CORPUS, FIXTURES, corpus_files, needs_corpus
 from decode_counts import assert_diffs_parse, assert_tool_results_not_user, counts
 from skill_doctor.decode import decode_file
+from skill_doctor.facts import compute
 from skill_doctor.model import Role, ToolKind
 
 # (turns, real user turns, tool calls, edits). API history: 231 tool_use blocks, 21
@@ -49,3 +52,32 @@ def test_xml_tool_calls_in_assistant_text():
     assert tools[2].exit_code == 0
     users = [x.content for x in t.turns if x.role is Role.USER and x.meta is None]
     assert users == ["Make greet() say hello with a comma", "thanks, that's all"]
+
+
+def _cline_history(tmp_path, resumed: bool):
+    """A Cline task that reads a file, (is resumed days later,) and reads it again."""
+    def read(call: str) -> list[dict]:
+        return [{"role": "assistant", "content": [{"type": "tool_use", "id": call, "name": "read_file",
+                                                  "input": {"path": "src/lib/db.ts"}}]},
+                {"role": "user", "content": [{"type": "text", "text": "[read_file for 'src/lib/db.ts'] "
+                                              "Result:\nexport const db = connect(process.env.DB_URL)"}]}]
+    messages = [{"role": "user", "content": [{"type": "text", "text": "<task>\nPoint the database "
+                                              "client at the new instance.\n</task>"}]}, *read("t1")]
+    if resumed:
+        messages.append({"role": "user", "content": [{"type": "text", "text": "[TASK RESUMPTION] This "
+                         "task was interrupted 3 days ago. The conversation may have been incomplete. "
+                         "Be aware that the project state may have changed since then."}]})
+    messages += read("t2")
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("resumed", [False, True])
+def test_a_read_after_the_task_was_resumed_is_no_repeat(tmp_path, resumed):
+    # The harness says the project may have changed meanwhile: reading the file again is
+    # looking at it as it is now, not a second read of what the agent already has.
+    transcript = decode_file(_cline_history(tmp_path, resumed))
+    assert any(t.meta == "resumption" for t in transcript.turns) is resumed
+    repeats = compute(transcript).repeated_reads
+    assert [path for _, path, _ in repeats] == ([] if resumed else ["src/lib/db.ts"])

@@ -515,7 +515,8 @@ def _repeated_reads(turns: tuple[Turn, ...], reads: list[tuple[int, str]],
     file last changed: the same tool window again, or a line range inside an earlier one
     (`nl -ba f | sed -n '1,200p'` after `sed -n '1,240p' f`: numbering lines shows nothing
     new). Reads whose range the log does not keep are never repeats, nor are reads after a
-    compaction of what was read before it (the model no longer has it). A read whose output
+    compaction of what was read before it (the model no longer has it) or after the task was
+    resumed (the project may have changed meanwhile). A read whose output
     the harness cut ("[... output truncated to fit 10240 bytes ...]") showed only part of
     its window: reading that part again is no repeat."""
     changes: dict[str, list[int]] = {}
@@ -525,7 +526,9 @@ def _repeated_reads(turns: tuple[Turn, ...], reads: list[tuple[int, str]],
         edit_turns.sort()
     since_change: dict[str, list[tuple[int, tuple]]] = {}
     repeats: list[tuple[int, str, int]] = []
-    compactions = [t.index for t in turns if t.meta == "compaction"]
+    # After a compaction the model no longer has what it read; after a resumption (Cline's
+    # "[TASK RESUMPTION] ... the project state may have changed") the files may not be the same.
+    compactions = [t.index for t in turns if t.meta in ("compaction", "resumption")]
     next_compaction = 0
     by_index = {t.index: t for t in turns} if reads else {}
     for turn, path in reads:
