@@ -67,12 +67,24 @@ def _broad_search(turn: Turn, cwd: str | None) -> str | None:
                 where = root
     if where:
         return f"searched all of {where}, far beyond the project"
+    if _names_vendored_tree(turn):
+        return None  # a dependency's own code searched on purpose (how a library does a thing)
     lines = [l for l in (turn.tool_output or "").splitlines() if l.strip()]
     if len(lines) >= 20:
         vendored = sum(1 for l in lines if _VENDORED_TREE.search(l.replace("\\", "/")))
         if vendored * 2 > len(lines):
             return f"{vendored} of {len(lines)} results were inside dependency or tool folders"
     return None
+
+
+def _names_vendored_tree(turn: Turn) -> bool:
+    """Whether the search was pointed at a dependency folder (`rg dragHandle
+    node_modules/@xyflow/react`), rather than sweeping one up from the project root."""
+    targets = [p.replace("\\", "/") for p in turn.paths]
+    if turn.command:
+        targets += [w.strip("'\"") + "/" for w in turn.command.split()[1:] if not w.startswith("-")]
+    return any(_VENDORED_TREE.search(t if t.endswith("/") else t + "/") or
+               _VENDORED_TREE.search("/" + t.lstrip("./")) for t in targets)
 
 
 @detector("unused_reads", causes=("unused_read", "repeated_read", "broad_search"))
