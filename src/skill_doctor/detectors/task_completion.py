@@ -99,7 +99,9 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     summary, a README section) needing no check of its own; 2 when no
     check shows it works (documentation and configuration need none, nor does a request that
     says "don't test"); 1 when that check still fails (the final message claiming success
-    anyway is called out) or nothing was changed. A file that is no code (an answer file, a
+    anyway is called out) or nothing was changed (unless the agent looked and its answer finds
+    the change already in place: "the settings file already has Write and Edit in the deny
+    list" is done). A file that is no code (an answer file, a
     word list) needs no check of its own once a look at it or a command that used it came
     after it was written. A scratch file the agent wrote for itself (in /tmp) is no part of
     the work, and a passing run of it does not overturn the project's own test, build or
@@ -379,6 +381,10 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                 return 3, [], []
             return 2, [Evidence(last, "the change was made by commands, and no check after "
                                       "them shows it works")], ["no_check"]
+        if tools and _found_in_place(served):
+            # It looked and found the change already made ("the settings file already has
+            # Write and Edit in the deny list"): nothing was left to change.
+            return 3, [], []
         # The agent answered or acted, so something was done: 0 stays for no response at all.
         return 1, [Evidence(request.turn, "a change was asked for, but no file was changed "
                                           "for it")], ["unfinished"]
@@ -423,6 +429,23 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                                        f"failure: {last.command[:120]}")], ["no_check"]
     return 2, [Evidence(last_edit, "no check ran after the last edit, so the transcript cannot "
                                    "show the change works")], ["no_check"]
+
+
+# The answer finds what was asked for already there: "already has Write and Edit in the deny
+# list", "is already configured", "no changes are needed".
+_ALREADY = re.compile(
+    r"(?<!\byou )(?<!\bwe )(?<!\bi )\balready (?:(?:exists?|has|have|had|contains?|includes?|lists?|is|are|was|were|set|sets"
+    r"|configured|set up|in place|installed|present|there|done|implemented|defined|enabled"
+    r"|disabled|up[ -]to[ -]date|the case|correct|handled|fixed)\b)"
+    r"|\bno (?:changes?|edits?|updates?) (?:is |are )?(?:needed|necessary|required)\b"
+    r"|\bnothing (?:needs|needed|left) to (?:be )?(?:changed?|fix(?:ed)?|update[d]?|do(?:ne)?)\b", re.I)
+
+
+def _found_in_place(served: list) -> bool:
+    """Whether the agent's answer says the change was already made (and concedes nothing)."""
+    said = [t.content for t in served if t.role is Role.ASSISTANT and t.content]
+    return bool(said) and any(_ALREADY.search(text) for text in said[-2:]) and \
+        _concession(served) is None
 
 
 def _is_scratch(path: str | None) -> bool:
