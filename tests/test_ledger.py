@@ -71,6 +71,12 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("write a poem to poem.txt", ledger.CHANGE),
     ("Make the joke endpoint return JSON", ledger.CHANGE),
     ("write an email to the team about the outage, and fix the typo in app.py", ledger.CHANGE),
+    # What the agent can do, asked of a kind of thing, is a question; of a thing, an order.
+    ("Can you use bash?", ledger.QUESTION),
+    ("can you edit files?", ledger.QUESTION),
+    ("Are you able to run commands?", ledger.QUESTION),
+    ("Can you edit the config?", ledger.CHANGE),
+    ("Can you create files for the parser tests?", ledger.CHANGE),
 ])
 def test_classify(text, kind):
     assert ledger.classify(ledger.strip_pasted(text)) == kind

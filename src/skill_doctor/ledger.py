@@ -212,6 +212,13 @@ def _classify_cjk(text: str) -> str:
 # "Can you add ...", "could we store ...": a question in form, an order in fact.
 _POLITE_ORDER = re.compile(r"^\s*(?:can|could|would|will)\s+(?:you|we|u)\s+(?:please\s+|maybe\s+|also\s+)?"
                            rf"(?:\w+\s+)?(?:{_CHANGE_VERBS}|store|persist)\b", re.I)
+# "Can you use bash?", "can you edit files?": asks what the agent is able to do, the object a
+# kind of thing rather than one to work on ("can you edit the config?" orders).
+_CAPABILITY_QUESTION = re.compile(
+    r"^\s*(?:can|could|are)\s+(?:you|u)\s+(?:able\s+to\s+|also\s+)?\w+\s+(?:the\s+)?"
+    r"(?:bash|shell|terminal|sudo|powershell|files|folders|directories|code|python|git|internet"
+    r"|web|tools|commands|scripts|images|programs|mcp(?:\s+servers)?|the\s+file\s*system)\s*\?\s*$",
+    re.I)
 # A message that is only shell commands asks for them to be run.
 _COMMAND_LINE = re.compile(r"^\s*(?:\$\s*)?(?:git|gh|npm|npx|pnpm|yarn|pip|pip3|uv|docker|kubectl|make"
                            r"|cargo|go|python\d?|node|cd|ls|brew|apt(?:-get)?|sudo|curl|ssh|scp)\b"
@@ -239,6 +246,8 @@ def asks_for_change(text: str) -> bool:
     clause or after "please", "can you", "and", "then" ...; "when I add a tab" describes.
     """
     text = _without_negated(_LEADING_LINKS.sub("", text))
+    if _CAPABILITY_QUESTION.match(text):
+        return False
     if _POLITE_ORDER.match(text):
         return True
     if _QUESTION_OPENING.match(text) and "?" in text:

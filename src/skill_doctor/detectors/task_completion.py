@@ -29,6 +29,9 @@ _ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (
 _ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
 # A closing offer of further work ("Want me to start the next phase?") hands nothing back.
 _OFFERS_MORE = re.compile(r"^\W*(want me to|would you like me to|do you want me to|shall i|should i"
+                          # "What do you need?", "What would you like me to do?": the floor
+                          # handed back, the question answered
+                          r"|what (?:else )?(?:do you need|would you like|can i (?:help|do)|should i do)"
                           r"|let me know|if you(?:'d| would)? like|happy to|i can also)\b", re.I)
 # A report that says, in the agent's own words, that what was asked was not (all) done: it
 # could not do it, it is impossible, the results are stand-ins, part remains unfinished.
