@@ -84,3 +84,24 @@ def test_every_criterion_has_a_high_and_a_low_case():
     for key, scores in seen.items():
         assert maxima[key] in scores, f"{key} has no case scoring its maximum"
         assert any(s < maxima[key] for s in scores), f"{key} has no case scoring below its maximum"
+
+
+@pytest.mark.parametrize("extra_plans, points", [(50, 0), (40, 1)])
+def test_fifty_avoidable_turns_are_significantly_excessive_at_any_length(tmp_path, extra_plans, points):
+    # A long session: 150 reads of distinct files, one edit, and the todo list updated
+    # `extra_plans` times beyond the few that are fine. 40 avoidable turns of 197 are a
+    # fifth (slightly verbose); 50 are significantly excessive whatever the share.
+    steps: list[dict] = [{"user": "Rename the logger in every module under src/ to log."}]
+    todo = {"todos": [{"content": "rename", "status": "in_progress", "activeForm": "Renaming"}]}
+    for i in range(150):
+        steps.append({"tool": "Read", "input": {"file_path": f"/home/dev/proj/src/m{i}.py"},
+                      "output": f"logger = get_logger('m{i}')"})
+    for _ in range(3 + extra_plans):
+        steps.append({"tool": "TodoWrite", "input": todo, "output": "Todos have been modified successfully."})
+    steps.append({"tool": "Edit", "input": {"file_path": "/home/dev/proj/src/m0.py",
+                                            "old_string": "logger =", "new_string": "log ="},
+                  "output": "The file has been updated."})
+    steps.append({"assistant": "Renamed the logger."})
+    result = criterion_result(grade_steps(tmp_path, steps), "turn_economy")
+    assert result.points == points, result.measurement.summary
+    assert result.measurement.summary.startswith("50 avoidable turns, 50 or more: ") is (points == 0)

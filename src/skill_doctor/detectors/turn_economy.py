@@ -35,7 +35,7 @@ _WORD = {"plan_updates": "todo/plan update", "retries": "call inside a retry epi
 
 
 @detector("turns_per_work", causes=_CAUSES, plans_allowed=(int, 3), lookup_streak=(int, 3),
-          min_avoidable=(int, 2))
+          min_avoidable=(int, 2), excessive_count=(int, 50))
 def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """The share of the session's tool calls (and user rounds) that were avoidable.
 
@@ -54,7 +54,9 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     nothing new (passed already with nothing changed since, or run after prose-only edits);
     and `git add` / `commit` / `push` calls when no user message asks to commit or push.
     Fewer than `min_avoidable` avoidable turns count as none, so a short session is not
-    judged on one call.
+    judged on one call; `excessive_count` avoidable turns or more are significantly excessive
+    however long the session was (the measured share is then 1.0): fifty turns spent on
+    repeats and detours are a lot of the user's time whatever else was done.
 
     Why it matters: turns cost time and context; a session where half the calls were spent
     on bookkeeping, repeats and detours could have been done in half the turns.
@@ -138,6 +140,9 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     rounds = len(tools) + len(facts.requests)  # every user message, a request left unlogged too
     count = len(avoidable)
     share = round(count / rounds, 2) if rounds and count >= params["min_avoidable"] else 0.0
+    excessive = count >= params["excessive_count"]
+    if excessive:
+        share = 1.0
     by_cause: dict[str, list[int]] = {}
     for index, cause in sorted(avoidable.items()):
         by_cause.setdefault(cause, []).append(index)
@@ -145,6 +150,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
              sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), _CAUSES.index(kv[0])))]
     summary = (f"{count} of {rounds} turns were avoidable" + (f": {', '.join(parts)}" if parts else "")
                if count else f"no avoidable turns in {rounds}")
+    if excessive:
+        summary = f"{count} avoidable turns, {params['excessive_count']} or more: " + summary
     evidence = [Evidence(turns[0], f"{_plural(len(turns), 'turn')} of {_WORDS[cause]}"
                                    f" (turns {', '.join(map(str, turns[:8]))}"
                                    f"{', ...' if len(turns) > 8 else ''})")
