@@ -276,11 +276,18 @@ def _attempt_key(turn: Turn, cwd: str | None) -> str | None:
         # different things. What names the target is in the text values; numbers and
         # switches beside them are options, like a command's flags (`depth: 2`, then 1).
         inp = turn.tool_input or {}
-        names = sorted((k, v) for k, v in inp.items() if isinstance(v, str))
+        # A commit message or a description is what the call says, not what it acts on:
+        # push_files to one repo and branch is the same push whatever message it carries.
+        names = sorted((k, v) for k, v in inp.items() if isinstance(v, str)
+                       and k.lower() not in _PROSE_KEYS)
         if names and not turn.paths and not turn.command:
             return f"tool:{turn.tool_name}:" + repr(names)[:300]
         return f"tool:{turn.tool_name}:" + _target(turn)[:300]
     return None
+
+
+_PROSE_KEYS = frozenset({"message", "commit_message", "description", "body", "title", "comment",
+                         "summary", "reason", "explanation"})
 
 
 def _read_key(path: str) -> str:
