@@ -23,6 +23,10 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("帮我配置下Maple Mono NF CN这个", ledger.CHANGE),
     ("比较适合macos系统terminal的中文字体有哪些推荐？", ledger.QUESTION),
     ("可以", ledger.FOLLOW_UP),
+    # A recommendation asked for is a question; one to build is an order.
+    ("我想在 leetcode 里面训练 ac 自动机/word 匹配领域的题目，请你给我推荐10个，从易到难的 leetcode 题目",
+     ledger.QUESTION),
+    ("请根据推荐的题目创建一个练习目录，并添加每道题的解答文件", ledger.CHANGE),
     # An order after a comma is an order; a verb that ends the clause after one asks.
     ("call the file custom-compaction.ts, update README.md for the hooks examples dir", ledger.CHANGE),
     ("great. To be clear, what runs is the saved copy of the workspace, correct?", ledger.QUESTION),

@@ -192,6 +192,9 @@ _CJK_CHANGE = re.compile(r"修改|改成|改为|改一下|添加|增加|加上|�
                          r"|追加|作成|実装|変更|削除|修正して|してください|수정|추가|만들|구현|변경|삭제|고쳐|해줘|해 ?주세요")
 _CJK_QUESTION = re.compile(r"[吗呢？?]|什么|为什么|怎么|如何|哪些|哪个|是否|有没有|多少|检查|分析|解释|看看|查看"
                            r"|なぜ|どう|ですか|뭐|왜|어떻게|인가요|나요|까요")
+# Asks for an answer when nothing is to be changed: recommend, suggest, tell me, introduce,
+# list, sum up ("推荐的题目" only describes the problems a change order names).
+_CJK_ASKS_ANSWER = re.compile(r"推荐|建议|告诉我|介绍|讲解|讲一下|列出|总结|おすすめ|教えて|추천|알려")
 _CJK_OPERATION = re.compile(r"提交|推送|部署|运行|执行|登录|コミット|プッシュ|커밋|푸시|배포")
 
 
@@ -202,7 +205,7 @@ def _classify_cjk(text: str) -> str:
     question = _CJK_QUESTION.search(text)
     if change and not (question and question.start() < change.start() and "帮" not in text[:change.start()]):
         return CHANGE
-    if question:
+    if question or (not change and _CJK_ASKS_ANSWER.search(text)):
         return QUESTION
     if _CJK_OPERATION.search(text) or _OPERATION_REQUEST.search(text):
         return OPERATION

@@ -115,7 +115,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     work, whatever its answer says. A question is done (3) when an answer of
     `min_answer_words` words or more follows it (CJK text counted by characters); 2 when the
     answer rests on a tool output the harness cut, on calls that were refused, or ends by
-    handing the question back; 1 when it got no answer. An operation (commit, push, deploy,
+    handing the question back; 1 when it got no answer (0 when it was the session's only
+    request: nothing useful was delivered). An operation (commit, push, deploy,
     install ...) is done when a command that does it ran and succeeded (asked to run the tests,
     when they ran and gave a verdict, pass or fail); 1 when it failed or never ran. A request
     is capped at 2 when its closing report says in the agent's own words that part of it was
@@ -691,7 +692,10 @@ def _judge_question(facts: Facts, request: Request, served: list, params: Mappin
                and word_count(t.content) >= params["min_answer_words"]]
     if not answers:
         last = served[-1]
-        return 1, [Evidence(last.index, "the question got no real answer")], ["unanswered"]
+        # The session's one question left unanswered delivered nothing; among other requests
+        # that were served, it is a part left undone.
+        points = 0 if len(facts.main_requests) <= 1 else 1
+        return points, [Evidence(last.index, "the question got no real answer")], ["unanswered"]
     answer = answers[-1]
     tools = [t for t in served if t.role is Role.TOOL and t.index < answer.index]
     # What a check that passed later showed, the answer rests on: output cut or refused
