@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from ..diffs import edit_lines
 from ..facts import Facts
 from ..model import ToolKind
-from ..text import line_of
+from ..text import CaselessPattern, line_of
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX, _TEST_FILE, PROJECT_CHECKS, PROSE_ONLY, _edits_with_paths, \
     runs_one_of
@@ -76,8 +76,8 @@ _RM = re.compile(r"(?:^|&&|;|\|\|)\s*(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
 
 
 _CAUSES = ("broken_check", "final_check_failed", "code_elided", "syntax_error", "test_deleted",
-           "test_skipped", "test_weakened", "debug_left", "unused_import", "commented_code", "todo_added",
-           "unverified")
+           "test_skipped", "test_weakened", "user_found", "debug_left", "unused_import",
+           "commented_code", "todo_added", "unverified")
 # Signals of a regression left in the final state; the rest are minor issues.
 _SEVERE = {"broken_check", "final_check_failed", "code_elided"}
 _LABELS = {0: "no regressions seen", 1: "minor issues", 2: "a regression left in the final state"}
@@ -96,7 +96,9 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     but did not write itself, nor, when all the code it changed is its own new code, a run of
     that code (an unverified change; a request that says not to test and
     prose-only edits excepted); a failing check made to pass by editing
-    only the tests; a Python file whose resulting text (when the
+    only the tests; the user answering a change by reporting the changed code broken (a
+    pasted error, "it crashes now"), a regression the user had to find even if it was fixed
+    afterwards; a Python file whose resulting text (when the
     transcript shows it whole) does not compile; debug statements or breakpoints, TODO / FIXME
     markers, and commented-out code (two or more commented lines that parse as code) added to
     code and not removed by a later edit; tests skipped, or test files deleted (by an edit or
@@ -217,6 +219,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             signal(turn, f"import added to {path} but never used: {', '.join(unused[:3])}",
                    "unused_import")
     _verification_signals(facts, signal)
+    _breakages_the_user_met(facts, signal)
     # One entry per turn: a turn behind two signals is cited once, with both notes.
     notes: dict[int, list[str]] = {}
     for e in evidence:
@@ -236,6 +239,7 @@ _WORDS = {"broken_check": ("check broken", "checks broken"),
           "test_deleted": ("test deleted", "tests deleted"),
           "test_skipped": ("test skipped", "tests skipped"),
           "test_weakened": ("test changed to pass", "tests changed to pass"),
+          "user_found": ("breakage the user found", "breakages the user found"),
           "debug_left": ("debug statement left", "debug statements left"),
           "unused_import": ("unused import", "unused imports"),
           "commented_code": ("block of commented-out code", "blocks of commented-out code"),
@@ -263,6 +267,36 @@ def _found_and_edited(facts: Facts) -> list[str]:
             continue
         found.append(path)
     return found
+
+
+# The user reports that the changed code now fails: an error met running it ("TypeError: ...",
+# "an error pops up when I run the app"), a crash, a page that no longer loads.
+_BREAKAGE = CaselessPattern(
+    r"\b(?:\w*error|\w*exception|traceback|crash(?:es|ed|ing)?|broken|broke|(?:doesn'?t|does not|won'?t"
+    r"|will not|isn'?t|is not|not) (?:work(?:ing)?|start(?:ing)?|load(?:ing)?|run(?:ning)?|compil\w+|build\w*)"
+    r"|blank (?:page|screen)|fails?|failing)\b")
+
+
+def _breakages_the_user_met(facts: Facts, signal) -> None:
+    """A change request the user answered by reporting the changed code broken (a pasted error,
+    "it crashes now"): the session introduced a regression the user had to find, even when
+    it was fixed afterwards."""
+    edit_turns = sorted(r.turn for r in facts.edits if not PROSE_ONLY.search(r.path))
+    for request in facts.main_requests:
+        for at in request.rejected_at:
+            i = bisect.bisect_right(edit_turns, request.turn)
+            if i >= len(edit_turns) or edit_turns[i] >= at:
+                continue  # nothing of the code was changed before the report
+            text = facts.turn(at).content or ""
+            if _BREAKAGE.search(text[:2000]):
+                signal(at, f"the user met a breakage the change produced: {_quote(text)}",
+                       "user_found")
+                break
+
+
+def _quote(text: str) -> str:
+    line = next((l.strip() for l in text.splitlines() if l.strip()), "")
+    return line[:100] + ("…" if len(line) > 100 else "")
 
 
 def _verification_signals(facts: Facts, signal) -> None:
