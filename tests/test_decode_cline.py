@@ -81,3 +81,50 @@ def test_a_read_after_the_task_was_resumed_is_no_repeat(tmp_path, resumed):
     assert any(t.meta == "resumption" for t in transcript.turns) is resumed
     repeats = compute(transcript).repeated_reads
     assert [path for _, path, _ in repeats] == ([] if resumed else ["src/lib/db.ts"])
+
+
+def _env(folder: str) -> dict:
+    return {"type": "text", "text": f"<environment_details>\n# Current Working Directory ({folder}) "
+                                    f"Files\nsrc/\n</environment_details>"}
+
+
+@pytest.mark.parametrize("folders, cwd", [
+    # A task resumed in another folder keeps the folder most of its requests name.
+    (["c:/Apps/old - Copy/repo", "c:/Apps/app", "c:/Apps/app"], "c:/Apps/app"),
+    # Spread over folders with none in the majority: no cwd, rather than the others "outside".
+    (["e:/work/server", "c:/Users/me/MCP", "c:/Users/me/MCP/extension"], None),
+])
+def test_the_workspace_folder_most_requests_name_is_the_cwd(tmp_path, folders, cwd):
+    messages = [{"role": "user", "content": [{"type": "text", "text": "<task>\nTidy up.\n</task>"},
+                                             _env(folders[0])]}]
+    for folder in folders[1:]:
+        messages += [{"role": "assistant", "content": [{"type": "text", "text": "Working on it."}]},
+                     {"role": "user", "content": [{"type": "text", "text": "<feedback>\ngo on\n</feedback>"},
+                                                  _env(folder)]}]
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    assert decode_file(path).cwd == cwd
+
+
+def test_a_file_read_then_written_whole_is_rewritten_not_created(tmp_path):
+    # Cline's write_to_file logs no original: after a read of the same file (relative path,
+    # the write's absolute one resolving to it under the workspace folder), it is a rewrite.
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nUse the new client in "
+                                      "src/db.ts.\n</task>"}, _env("c:/Apps/app")]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read_file",
+                                           "input": {"path": "src/db.ts"}}]},
+        {"role": "user", "content": [{"type": "text", "text": "[read_file for 'src/db.ts'] Result:\n"
+                                      "1 | export const db = connect()"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "write_to_file",
+                                           "input": {"path": "c:\\Apps\\app\\src\\db.ts",
+                                                     "content": "export const db = newClient()\n"}}]},
+        {"role": "user", "content": [{"type": "text", "text": "[write_to_file for 'src/db.ts'] "
+                                      "Result:\nThe content was successfully saved to src/db.ts."}]},
+    ]
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    transcript = decode_file(path)
+    assert transcript.cwd == "c:/Apps/app"
+    [record] = compute(transcript).edits
+    assert record.path == "src/db.ts" and not record.edit.created

@@ -10,6 +10,7 @@ facts, never raw harness JSON, so a rule works the same for every harness.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import posixpath
 import re
@@ -617,9 +618,13 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             failed_edits.append(turn.index)
         elif turn.edits:
             for edit in turn.edits:
+                path = relative_path(edit.path, cwd)
+                if edit.created and path in written.read_paths(reads):
+                    # Written whole over a file the session had read (a harness that logs no
+                    # original for its writes calls every write new): rewritten, not created.
+                    edit = dataclasses.replace(edit, created=False)
                 added, removed = edit_counts(edit)
-                edits.append(EditRecord(turn.index, edit, relative_path(edit.path, cwd),
-                                        added, removed))
+                edits.append(EditRecord(turn.index, edit, path, added, removed))
         elif turn.via_shell or turn.paths:
             # A shell command that wrote files, or an edit the log shows only by its file (an
             # IDE chat pasted as text): a change whose diff is unknown.
@@ -903,6 +908,15 @@ class _WrittenNames:
         self._edits = self._writes = 0
         self._modules: set[str] = set()
         self._module_edits = 0
+        self._read_paths: set[str] = set()
+        self._reads = 0
+
+    def read_paths(self, reads: list) -> set[str]:
+        """The files read so far (brought up to date from the growing read list)."""
+        for _, path in reads[self._reads:]:
+            self._read_paths.add(path)
+        self._reads = len(reads)
+        return self._read_paths
 
     def modules(self, edits: list) -> set[str]:
         """The names an import of the edited code can start with: the file's stem and the

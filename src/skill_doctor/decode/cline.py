@@ -64,6 +64,7 @@ def sniff(head: str) -> bool:
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     b = TranscriptBuilder(str(path), HARNESS)
     data = read_document(stream, b)
+    folders: dict[str, int] = {}  # workspace folder -> requests naming it
     if data is UNREADABLE:
         return b
     if not isinstance(data, list):
@@ -71,10 +72,11 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
         return b
     if data and isinstance(data[0], dict) and "ts" in data[0] and ("say" in data[0] or "ask" in data[0]):
         b.extra["file"] = "ui_messages"
-        _decode_ui(b, data)
+        _decode_ui(b, data, folders)
     else:
         b.extra["file"] = "api_conversation_history"
-        _decode_api(b, data)
+        _decode_api(b, data, folders)
+    _settle_cwd(b, folders)
     return b
 
 
@@ -101,7 +103,7 @@ def _text_of(content: Any) -> list[dict]:
 
 # -- api_conversation_history.json -------------------------------------------------------------
 
-def _decode_api(b: TranscriptBuilder, messages: list) -> None:
+def _decode_api(b: TranscriptBuilder, messages: list, folders: dict[str, int]) -> None:
     open_calls: deque[str] = deque()
     counter = 0
     for position, message in enumerate(messages, start=1):
@@ -133,7 +135,7 @@ def _decode_api(b: TranscriptBuilder, messages: list) -> None:
                 elif btype in ("thinking", "reasoning", "redacted_thinking"):
                     b.skip("reasoning")
         elif role == "user":
-            _api_user(b, blocks, position, open_calls)
+            _api_user(b, blocks, position, open_calls, folders)
         else:
             b.skip(str(role or "unknown"))
 
@@ -146,7 +148,8 @@ def _xml_calls(text: str) -> list[tuple[str, dict]]:
     return calls
 
 
-def _api_user(b: TranscriptBuilder, blocks: list[dict], position: int, open_calls: deque[str]) -> None:
+def _api_user(b: TranscriptBuilder, blocks: list[dict], position: int, open_calls: deque[str],
+              folders: dict[str, int]) -> None:
     pending: list[Any] | None = None  # [call id, body parts] of the result being read
 
     def flush() -> None:
@@ -190,6 +193,8 @@ def _api_user(b: TranscriptBuilder, blocks: list[dict], position: int, open_call
             continue
         stripped = text.lstrip()
         meta = next((tag for marker, tag in _INJECTED if stripped.startswith(marker)), None)
+        if meta == "environment":
+            _note_cwd(folders, text)
         if pending is not None and meta is None and not _WRAPPED.search(text):
             pending[1].append(text)  # the result continued in a second block
             continue
@@ -224,7 +229,25 @@ _UI_TOOL_NAMES = {"readFile": "read_file", "editedExistingFile": "replace_in_fil
                   "webFetch": "web_fetch", "fileDeleted": "delete_file"}
 
 
-def _decode_ui(b: TranscriptBuilder, records: list) -> None:
+# Every request's environment details name the workspace folder. The session's cwd is the one
+# named in most of them (a task resumed elsewhere keeps its majority); a session spread over
+# folders with none in the majority keeps no cwd, rather than make the others "outside".
+_CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
+
+
+def _note_cwd(folders: dict[str, int], text: str) -> None:
+    for folder in _CWD.findall(text):
+        folders[folder] = folders.get(folder, 0) + 1
+
+
+def _settle_cwd(b: TranscriptBuilder, folders: dict[str, int]) -> None:
+    if folders:
+        folder, count = max(folders.items(), key=lambda kv: kv[1])
+        if count * 2 > sum(folders.values()):
+            b.cwd = folder
+
+
+def _decode_ui(b: TranscriptBuilder, records: list, folders: dict[str, int]) -> None:
     command: dict[str, Any] | None = None
     counter = 0
     started = False
@@ -242,6 +265,8 @@ def _decode_ui(b: TranscriptBuilder, records: list) -> None:
         kind = rec.get("say") or rec.get("ask")
         text = rec.get("text") if isinstance(rec.get("text"), str) else ""
         ts = _iso(rec.get("ts"))
+        if kind == "api_req_started" and "Current Working Directory" in text:
+            _note_cwd(folders, text)
         if kind == "command_output":
             if command is not None:
                 command["output"].append(text)

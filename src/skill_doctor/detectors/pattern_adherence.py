@@ -46,8 +46,14 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     causes: list[str] = []
     seen: set[tuple[str, str]] = set()
     limit = params["max_line_length"]
+    # New files: created, or written whole with no earlier text known, unless the session had
+    # read the file before writing it (it was there: a rewrite, whatever the harness logged).
+    first_read = {}
+    for turn, path in facts.reads:
+        first_read.setdefault(path, turn)
     created = {path for path, records in facts.edits_by_path.items()
-               if records[0].edit.created or (records[0].edit.whole_file and records[0].edit.before is None)}
+               if records[0].edit.created or (records[0].edit.whole_file and records[0].edit.before is None
+                                              and first_read.get(path, records[0].turn) >= records[0].turn)}
     for turn, note, kind in _unlearned_conventions(facts, created):
         evidence.append(Evidence(turn, note))
         causes.append(kind)
