@@ -64,8 +64,8 @@ def test_batch_writes_index_reports_summary_and_aggregates(work, capsys):
     # the poor session's row: harness, date, turns, scores, worst criterion
     row = index[index.index(POOR_ID):].split("</tr>")[0]
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
-    assert cells == ["claude-code", "2026-01-01", "15", "1", "N/A", "fail (efficiency 1 &lt; 5)",
-                     "Unnecessary exploration 0/3"]
+    assert cells == ["claude-code", "2026-01-01", "15", "0", "N/A", "fail (efficiency 0 &lt; 5)",
+                     "Task completion 0/3"]
     lines = (out_dir / "summary.jsonl").read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["session"]["source"] for r in records] == [
@@ -79,15 +79,15 @@ def test_batch_writes_index_reports_summary_and_aggregates(work, capsys):
     assert figures["sessions"] == 5
     assert figures["statuses"] == {"ok": 3, "parse_error": 1, "too_short": 1}
     eff = figures["scales"]["efficiency"]
-    assert (eff["n"], eff["mean"], eff["median"], eff["min"], eff["max"]) == (3, 6.67, 9, 1, 10)
-    assert eff["distribution"]["1"] == 1 and eff["distribution"]["9"] == 1
+    assert (eff["n"], eff["mean"], eff["median"], eff["min"], eff["max"]) == (3, 6.33, 9, 0, 10)
+    assert eff["distribution"]["0"] == 1 and eff["distribution"]["9"] == 1
     assert eff["distribution"]["10"] == 1 and sum(eff["distribution"].values()) == 3
     assert figures["scales"]["code_quality"]["n"] == 2  # the poor session changed no code
     top = figures["findings"]["most_frequent"]
     assert top[0] == {"id": "SD103", "rule": "repeated-failing-call", "category": "Retry waste",
                       "sessions": 2, "share": 0.67}
     assert "n = 3 of 5" in index and "n = 2 of 5" in index  # the sample size is stated
-    assert "Efficiency: mean 6.67, median 9 (n = 3)" in out
+    assert "Efficiency: mean 6.33, median 9 (n = 3)" in out
 
 
 def test_output_is_identical_whatever_the_number_of_processes(work, capsys):

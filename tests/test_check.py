@@ -70,8 +70,8 @@ def test_session_below_the_threshold_fails_with_exit_1_and_error_findings(work, 
     assert findings and all(findings), lines
     assert {m["code"] for m in findings} == {"SD101", "SD102", "SD103", "SD104"}
     assert {m["sev"] for m in findings} == {"error"}  # efficiency fails, so its findings are why
-    assert lines[-2] == ("sessions/poor.jsonl: efficiency 1/10, code quality N/A, 4 findings: "
-                         "FAIL (efficiency 1 < 5)")
+    assert lines[-2] == ("sessions/poor.jsonl: efficiency 0/10, code quality N/A, 4 findings: "
+                         "FAIL (efficiency 0 < 5)")
     assert lines[-1] == "Checked 1 session: 1 failed."
 
 
@@ -94,7 +94,7 @@ def test_a_note_that_repeats_the_message_is_not_printed_twice():
 def test_exit_zero_reports_the_failure_but_exits_0(work, capsys):
     code, out, _ = run(["check", "--exit-zero", "sessions/poor.jsonl"], work, capsys)
     assert code == 0
-    assert "FAIL (efficiency 1 < 5)" in out
+    assert "FAIL (efficiency 0 < 5)" in out
 
 
 def test_command_line_thresholds_override_the_rubric(work, capsys):
@@ -102,7 +102,7 @@ def test_command_line_thresholds_override_the_rubric(work, capsys):
     assert code == 1
     assert "FAIL (efficiency 9 < 9.5)" in out
     assert "SD103 [error]" in out
-    code, _, _ = run(["check", "--min-efficiency", "1", "sessions/poor.jsonl"], work, capsys)
+    code, _, _ = run(["check", "--min-efficiency", "0", "sessions/poor.jsonl"], work, capsys)
     assert code == 0
 
 
@@ -214,7 +214,7 @@ def test_quiet_prints_only_failing_sessions(work, capsys):
     assert code == 1
     *lines, totals = out.splitlines()
     assert all(line.startswith("sessions/poor.jsonl") for line in lines), out
-    assert lines[-1].endswith("FAIL (efficiency 1 < 5)")
+    assert lines[-1].endswith("FAIL (efficiency 0 < 5)")
     assert totals == "Checked 5 sessions: 1 failed, 1 not graded (too short)."  # the summary
 
 
@@ -238,7 +238,7 @@ def test_json_format(work, capsys):
         "path": "sessions/retry.jsonl", "line": 5, "column": 1, "code": "SD103",
         "severity": "warning", "turn": 4, "rule": "repeated-failing-call",
         "message": retry["diagnostics"][0]["message"]}]
-    assert poor["failures"] == ["efficiency 1 < 5"]
+    assert poor["failures"] == ["efficiency 0 < 5"]
     assert garbage["status"] == "parse_error" and garbage["failures"] == ["parse error"]
 
 
@@ -285,7 +285,7 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(work, monkeypatch, tt
     assert ("\033[" in text) is coloured
     if coloured:  # the plain text is still all there
         plain = re.sub(r"\033\[[0-9;]*m", "", text)
-        assert "sessions/poor.jsonl: efficiency 1/10, code quality N/A, 4 findings: FAIL" in plain
+        assert "sessions/poor.jsonl: efficiency 0/10, code quality N/A, 4 findings: FAIL" in plain
 
 
 def test_html_is_written_only_when_asked(work, capsys):

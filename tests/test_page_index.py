@@ -72,7 +72,7 @@ def test_verdict_column_and_counts_follow_the_thresholds(work, capsys):
     assert run(["batch", "sessions", "-o", "out"], work, capsys)[0] == 0
     index = (work / "out" / "index.html").read_text(encoding="utf-8")
     row = index[index.index(POOR_ID):].split("</tr>")[0]
-    assert '<td class="fail">fail (efficiency 1 &lt; 5)</td>' in row
+    assert '<td class="fail">fail (efficiency 0 &lt; 5)</td>' in row
     assert index.count('<td class="pass">pass</td>') == 2
     assert "not graded" in index
     figures = json.loads((work / "out" / "aggregate.json").read_text(encoding="utf-8"))
@@ -131,7 +131,7 @@ def test_summary_csv_matches_summary_jsonl(work, capsys):
             score = record["scores"][scale]["score"]
             assert row[scale] == ("" if score is None else str(score))
     poor = next(r for r in rows if r["session"] == POOR_ID)
-    assert poor["verdict"] == "fail" and poor["failures"] == "efficiency 1 < 5"
+    assert poor["verdict"] == "fail" and poor["failures"] == "efficiency 0 < 5"
 
 
 def test_csv_cells_never_run_as_spreadsheet_formulas(work, capsys):

@@ -80,23 +80,23 @@ def test_the_verdict_is_the_rule_check_applies(tmp_path):
     assert f"; fails ({'; '.join(expected.failures)})." in rest
     assert "Fix first (+" in rest and report.suggestions[0].text in rest
     # The same session judged against lower thresholds passes, on the page as in check.
-    lenient = {"efficiency": 1.0, "code_quality": 2.0}
+    lenient = {"efficiency": 0.0, "code_quality": 2.0}
     assert judge(str(path), report, lenient).passed
     html = render(report, lenient)
     assert 'class="verdict pass"' in html
-    assert Sections(html).of("verdict").startswith("Passes: efficiency 1/10, code quality N/A, "
-                                                   "meeting the thresholds (efficiency 1, code "
+    assert Sections(html).of("verdict").startswith("Passes: efficiency 0/10, code quality N/A, "
+                                                   "meeting the thresholds (efficiency 0, code "
                                                    "quality 2). Most points back (+3 points")
 
 
 def test_check_and_the_page_agree_on_the_command_line(tmp_path, capsys):
     (tmp_path / "poor.jsonl").write_text(poor_session(), encoding="utf-8")
     code, out, _ = run_cli(["check", "poor.jsonl"], tmp_path, capsys)
-    assert code == 1 and "FAIL (efficiency 1 < 5)" in out
+    assert code == 1 and "FAIL (efficiency 0 < 5)" in out
     code, _, _ = run_cli(["report", "poor.jsonl", "-o", "out"], tmp_path, capsys)
     page = Sections((tmp_path / "out" / "report.html").read_text(encoding="utf-8"))
-    assert page.of("verdict").startswith("Needs work: efficiency 1/10, code quality N/A; "
-                                         "fails (efficiency 1 < 5).")
+    assert page.of("verdict").startswith("Needs work: efficiency 0/10, code quality N/A; "
+                                         "fails (efficiency 0 < 5).")
 
 
 def _unfinished_session(tmp_path):

@@ -138,8 +138,8 @@ def test_hook_refuses_a_poor_session_and_lets_a_good_one_through(tmp_path):
     assert code != 0, output
     assert re.search(r"^sessions/poor\.jsonl:\d+:\d+: SD103 \[error\] turn \d+: .+ "
                      r"\(repeated-failing-call\)$", output, re.M), output
-    assert ("sessions/poor.jsonl: efficiency 1/10, code quality N/A, 4 findings: "
-            "FAIL (efficiency 1 < 5)") in output
+    assert ("sessions/poor.jsonl: efficiency 0/10, code quality N/A, 4 findings: "
+            "FAIL (efficiency 0 < 5)") in output
     assert git(repo, env, "rev-list", "--count", "HEAD").stdout.strip() == "1"
 
     # A good session goes through.

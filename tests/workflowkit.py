@@ -6,7 +6,7 @@ from conftest import run_cli as run  # noqa: F401  (shared with the check and ba
 from sessionkit import claude_jsonl
 
 # The file to fix read seven times over without a change, then three commands each failed
-# twice in a row, and no edit: efficiency 1/10 (below the default threshold of 5), code
+# twice in a row, and no edit: efficiency 0/10 (below the default threshold of 5), code
 # quality N/A.
 POOR_STEPS = (
     [{"user": "Fix the page count in src/pager.py: it drops the last partial page."}]

@@ -102,7 +102,9 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     summary, a README section) needing no check of its own; 2 when no
     check shows it works (documentation and configuration need none, nor does a request that
     says "don't test"); 1 when that check still fails (the final message claiming success
-    anyway is called out) or nothing was changed (unless the agent looked and its answer finds
+    anyway is called out) or nothing was changed (0 when it was the session's only request and
+    the session changed nothing at all: nothing useful was delivered; and done when the agent
+    looked and its answer finds
     the change already in place: "the settings file already has Write and Edit in the deny
     list" is done). A file that is no code (an answer file, a
     word list) needs no check of its own once a look at it or a command that used it came
@@ -389,9 +391,11 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
             # It looked and found the change already made ("the settings file already has
             # Write and Edit in the deny list"): nothing was left to change.
             return 3, [], []
-        # The agent answered or acted, so something was done: 0 stays for no response at all.
-        return 1, [Evidence(request.turn, "a change was asked for, but no file was changed "
-                                          "for it")], ["unfinished"]
+        # The session's one request, and nothing changed in the whole session: nothing useful
+        # was delivered. Beside other requests or changes, it is a part left undone.
+        points = 0 if len(facts.main_requests) <= 1 and not facts.changes else 1
+        return points, [Evidence(request.turn, "a change was asked for, but no file was changed "
+                                               "for it")], ["unfinished"]
     # Prose written after the code (a summary of the work, a README section) needs no check
     # of its own, nor does a file that is no code and was shown or used after it was last
     # written (an answer file read back, a hash file fed to a cracker): the last edit of
