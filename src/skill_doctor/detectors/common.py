@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import posixpath
 import re
+import warnings
 
 from ..facts import EditRecord, Facts, command_segments
 from ..model import ToolKind, Turn
@@ -170,3 +172,31 @@ def operation_key(command: str) -> str:
             parts.append(posixpath.basename(target) if "/" in target else target)
         return " ".join(parts)[:200]
     return " ".join(command.split())[:200]
+
+
+def final_python_texts(facts: Facts) -> dict[str, tuple[int, str]]:
+    """The whole text each Python file the session edited ends with, and the turn of it, where
+    the log shows it (a snippet edit after the last whole text leaves it unknown)."""
+    latest: dict[str, tuple[int, str]] = {}
+    for r in facts.edits:
+        if r.path.endswith(".py"):
+            if r.edit.after is not None:
+                latest[r.path] = (r.turn, r.edit.after)
+            else:
+                latest.pop(r.path, None)
+    return latest
+
+
+@functools.lru_cache(maxsize=64)
+def parse_python(text: str) -> ast.AST | SyntaxError:
+    """The module's syntax tree, or the error that stops it compiling (shared by the criteria
+    that ask, so each final text is parsed once)."""
+    try:
+        with warnings.catch_warnings():
+            # The agent's code may hold invalid escapes: compiling it must not warn.
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        error = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
+        return error
+

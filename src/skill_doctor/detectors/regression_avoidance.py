@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-import warnings
 from typing import Any, Mapping
 
 from ..diffs import edit_lines
@@ -14,7 +13,7 @@ from ..model import ToolKind
 from ..text import CaselessPattern, line_of
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX, _TEST_FILE, PROJECT_CHECKS, PROSE_ONLY, _edits_with_paths, \
-    runs_one_of
+    final_python_texts, parse_python, runs_one_of
 
 
 _DEBUG = re.compile(r"\b(breakpoint\(\)|pdb\.set_trace\(\)|import i?pdb|debugger;|binding\.pry"
@@ -79,7 +78,7 @@ _CAUSES = ("broken_check", "final_check_failed", "code_elided", "syntax_error", 
            "test_skipped", "test_weakened", "user_found", "debug_left", "unused_import",
            "commented_code", "todo_added", "unverified")
 # Signals of a regression left in the final state; the rest are minor issues.
-_SEVERE = {"broken_check", "final_check_failed", "code_elided"}
+_SEVERE = {"broken_check", "final_check_failed", "code_elided", "syntax_error"}
 _LABELS = {0: "no regressions seen", 1: "minor issues", 2: "a regression left in the final state"}
 
 
@@ -89,8 +88,9 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
 
     What it measures: how serious the worst problem is: 2 for a regression left in the final
     state (a check that passed earlier and fails after the last edit, the last check after
-    the last code edit failing, or a file written whole with a comment in place of the code
-    it left out, "/* ... rest of your existing styles remain unchanged ... */", still there at
+    the last code edit failing, a Python file whose final text (when the transcript shows it
+    whole) does not compile, or a file written whole with a comment in place of the code it
+    left out, "/* ... rest of your existing styles remain unchanged ... */", still there at
     the end), 1 for minor issues, 0 for none. Minor issues: no test, build,
     type check or lint ran after the last code edit, nor a run of a file the session edited
     but did not write itself, nor, when all the code it changed is its own new code, a run of
@@ -98,8 +98,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     prose-only edits excepted); a failing check made to pass by editing
     only the tests; the user answering a change by reporting the changed code broken (a
     pasted error, "it crashes now"), a regression the user had to find even if it was fixed
-    afterwards; a Python file whose resulting text (when the
-    transcript shows it whole) does not compile; debug statements or breakpoints, TODO / FIXME
+    afterwards; debug statements or breakpoints, TODO / FIXME
     markers, and commented-out code (two or more commented lines that parse as code) added to
     code and not removed by a later edit; tests skipped, or test files deleted (by an edit or
     by `rm` / `git rm`); imports added to a Python file and never used in it (`__future__`
@@ -137,7 +136,6 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     # Leftovers (debug, TODO, commented-out code) still present: a later edit of the same file
     # that removes the line clears it.
     pending: dict[str, list[tuple[int, str, str, str]]] = {}  # path -> (turn, line, note, cause)
-    latest_after: dict[str, tuple[int, str]] = {}
     added_by_path: dict[str, list[tuple[str, ...]]] = {}
     # When each file was first shown to exist (read, or changed): a whole-file write after it
     # replaced a text, whatever the harness calls the write.
@@ -187,11 +185,6 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             signal(r.turn, f"test skipped in {r.path}: {skipped.strip()[:80]}", "test_skipped")
         if r.edit.deleted and _TEST_FILE.search(r.path):
             signal(r.turn, f"test file deleted: {r.path}", "test_deleted")
-        if r.path.endswith(".py"):
-            if r.edit.after is not None:
-                latest_after[r.path] = (r.turn, r.edit.after)
-            else:  # a snippet edit made the last known whole text stale
-                latest_after.pop(r.path, None)
     for path in sorted(pending):
         for turn, _, note, cause in pending[path]:
             signal(turn, note, cause)
@@ -203,14 +196,10 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
                 if tests:
                     signal(t.index, f"test file deleted: {tests[0][:100]}", "test_deleted")
                     break
-    for path, (turn, text) in sorted(latest_after.items()):
-        try:
-            with warnings.catch_warnings():
-                # The agent's code may hold invalid escapes: compiling it must not warn.
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            line = getattr(exc, "lineno", None)
+    for path, (turn, text) in sorted(final_python_texts(facts).items()):
+        tree = parse_python(text)
+        if isinstance(tree, SyntaxError):
+            line = tree.lineno
             signal(turn, f"{path} no longer compiles" + (f" (line {line})" if line else ""),
                    "syntax_error")
             continue

@@ -14,7 +14,7 @@ from ..model import Role, ToolKind
 from ..text import CaselessPattern, harness_cut, sentences
 from ..tools import looked_at
 from ._base import Evidence, Measurement, detector
-from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, runs_one_of
+from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, final_python_texts, parse_python, runs_one_of
 
 
 _CLAIMS_SUCCESS = re.compile(
@@ -83,9 +83,9 @@ _REFUSED = re.compile(r"denied|rejected|not allowed|doesn'?t want to proceed|per
 # Operations a command can be matched to; "run it", "start it" are judged by any tool call.
 _NAMED_OPERATIONS = ("commit", "push", "pull", "merge", "rebase", "clone", "tag", "checkout",
                      "deploy", "publish", "install", "login")
-_CAUSES = ("unfinished", "false_claim", "check_failed", "no_check", "corrected", "interrupted",
-           "last_call_failed", "unanswered", "partial_answer", "not_run", "conceded", "plan_open",
-           "tied_to_session")
+_CAUSES = ("unfinished", "false_claim", "check_failed", "does_not_compile", "no_check", "corrected",
+           "interrupted", "last_call_failed", "unanswered", "partial_answer", "not_run", "conceded",
+           "plan_open", "tied_to_session")
 _LABELS = {3: "done and shown", 2: "done with gaps", 1: "partial", 0: "no progress"}
 
 
@@ -401,6 +401,16 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
     # written (an answer file read back, a hash file fed to a cracker): the last edit of
     # anything else is the one its checks must follow. A data file written after the checks
     # and never looked at is the unchecked answer.
+    # A Python file this request changed that the session leaves unable to compile (its whole
+    # final text is in the log) is broken, whatever else ran or was claimed.
+    final = final_python_texts(facts)
+    for turn, path in changes:
+        if path in final and turn <= final[path][0]:
+            tree = parse_python(final[path][1])
+            if isinstance(tree, SyntaxError):
+                where = f" (line {tree.lineno})" if tree.lineno else ""
+                return 1, [Evidence(final[path][0], f"{path} does not compile at the end{where}")], \
+                    ["does_not_compile"]
     shown = _shown_files(facts, changes, served)
     # A scratch file the agent wrote for itself (/tmp/verify.py) is no part of the work: the
     # checks that follow the work's own last edit decide.
