@@ -501,8 +501,10 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     if kind_of(name, tool_input) is ToolKind.WRITE and isinstance(content, str) and path:
         created = result.get("type") == "create" or (before is None and result.get("type") != "update")
         diff = diffs.diff_from_hunks(path, hunks) if hunks else ""
-        if not diff:  # written into nothing known: the diff follows from the content
-            diff = diffs.make_diff(path, before, content, created=created) if before is not None else None
+        if not diff and before is not None:
+            diff = diffs.make_diff(path, before, content, created=created)
+        elif not diff:  # written into nothing known: the diff follows from the content
+            diff = None
         return [FileEdit(path=path, patch=diff, new=content, before=before, after=content,
                          created=created and before is None, whole_file=True)]
     if isinstance(new_source, str) and path:  # notebook cell edit

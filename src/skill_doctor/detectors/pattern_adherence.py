@@ -52,8 +52,9 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     for turn, path in facts.reads:
         first_read.setdefault(path, turn)
     created = {path for path, records in facts.edits_by_path.items()
-               if records[0].edit.created or (records[0].edit.whole_file and records[0].edit.before is None
-                                              and first_read.get(path, records[0].turn) >= records[0].turn)}
+               if records[0].edit.created or (
+                   records[0].edit.whole_file and records[0].edit.before is None
+                   and first_read.get(path, records[0].turn) >= records[0].turn)}
     for turn, note, kind in _unlearned_conventions(facts, created):
         evidence.append(Evidence(turn, note))
         causes.append(kind)

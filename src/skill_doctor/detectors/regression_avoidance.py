@@ -261,9 +261,9 @@ def _found_and_edited(facts: Facts) -> list[str]:
 # The user reports that the changed code now fails: an error met running it ("TypeError: ...",
 # "an error pops up when I run the app"), a crash, a page that no longer loads.
 _BREAKAGE = CaselessPattern(
-    r"\b(?:\w*error|\w*exception|traceback|crash(?:es|ed|ing)?|broken|broke|(?:doesn'?t|does not|won'?t"
-    r"|will not|isn'?t|is not|not) (?:work(?:ing)?|start(?:ing)?|load(?:ing)?|run(?:ning)?|compil\w+|build\w*)"
-    r"|blank (?:page|screen)|fails?|failing)\b")
+    r"\b(?:\w*error|\w*exception|traceback|crash(?:es|ed|ing)?|broken|broke"
+    r"|(?:doesn'?t|does not|won'?t|will not|isn'?t|is not|not) (?:work(?:ing)?|start(?:ing)?"
+    r"|load(?:ing)?|run(?:ning)?|compil\w+|build\w*)|blank (?:page|screen)|fails?|failing)\b")
 
 
 def _breakages_the_user_met(facts: Facts, signal) -> None:

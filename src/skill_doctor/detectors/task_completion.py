@@ -452,8 +452,8 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
 # The answer finds what was asked for already there: "already has Write and Edit in the deny
 # list", "is already configured", "no changes are needed".
 _ALREADY = re.compile(
-    r"(?<!\byou )(?<!\bwe )(?<!\bi )\balready (?:(?:exists?|has|have|had|contains?|includes?|lists?|is|are|was|were|set|sets"
-    r"|configured|set up|in place|installed|present|there|done|implemented|defined|enabled"
+    r"(?<!\byou )(?<!\bwe )(?<!\bi )\balready (?:(?:exists?|has|have|had|contains?|includes?"
+    r"|lists?|is|are|was|were|set|sets|configured|set up|in place|installed|present|there|done|implemented|defined|enabled"
     r"|disabled|up[ -]to[ -]date|the case|correct|handled|fixed)\b)"
     r"|\bno (?:changes?|edits?|updates?) (?:is |are )?(?:needed|necessary|required)\b"
     r"|\bnothing (?:needs|needed|left) to (?:be )?(?:changed?|fix(?:ed)?|update[d]?|do(?:ne)?)\b", re.I)
