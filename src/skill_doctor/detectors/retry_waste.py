@@ -34,7 +34,7 @@ class _Episode:
     turns: list[int]
     what: str
     cause: str
-    kind: str  # retry | loop | hunt | user | redo
+    kind: str  # retry | loop | hunt | user | redo | streak
     # The first attempts of the operations it holds: one, unless overlapping episodes were
     # merged (four reads failed on one path form and were each redone on another).
     firsts: tuple[int, ...] = ()
@@ -46,7 +46,8 @@ class _Episode:
 
 
 _CAUSES = ("failed_edit", "test_command_hunt", "repeated_command", "same_error", "loop",
-           "searched_again", "redo_after_user", "test_rewritten", "missing_program")
+           "searched_again", "redo_after_user", "test_rewritten", "missing_program",
+           "failing_streak")
 # A command left running in the background whose result the agent never read.
 # Case-insensitive, matched at case-sensitive speed (text.CaselessPattern): run on every call.
 _STILL_RUNNING = CaselessPattern(r"process running with session id|still running"
@@ -58,7 +59,7 @@ _EMPTY_SEARCH = re.compile(r"^\s*(no files found|no matches found|found 0 |0 mat
 
 
 @detector("retry_episodes", causes=_CAUSES, window=(int, 12), loop_repeats=(int, 3),
-          loop_window=(int, 2))
+          loop_window=(int, 2), failing_streak=(int, 3))
 def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """Retry episodes: failed or ineffective attempts followed by another attempt at the same thing.
 
@@ -78,7 +79,10 @@ def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     because they cannot even start) is one episode; the same call with the same result
     `loop_repeats` times, each within `loop_window` calls of the last, is a loop. The user
     having to ask again or say the work is wrong ("still doesn't work", "too long") after the
-    agent acted on a request is an episode too: the attempt did not do what was asked.
+    agent acted on a request is an episode too: the attempt did not do what was asked. So is a
+    run of `failing_streak` or more calls in a row that all failed, nothing succeeding between
+    (garbled commands, one guess after another at a step that keeps failing), when no other
+    episode already holds them.
 
     Why it matters: each blind retry costs a turn and usually fails the same way; the contract
     scores none 2, one 1, several 0.
@@ -121,6 +125,7 @@ _LAST: list = [None]  # (key, facts, episodes) of the latest call
 
 def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
     window, loop_repeats, loop_window = params["window"], params["loop_repeats"], params["loop_window"]
+    streak_length = params["failing_streak"]
     cwd = facts.transcript.cwd
     code_edit_turns = sorted(turn for turn, path in _edits_with_paths(facts)
                              if not _TEST_FILE.search(path) and not is_doc_file(path))
@@ -135,6 +140,7 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
     loops: dict[tuple, tuple[int, int, int, list[int]]] = {}
     user_epoch = file_epoch = 0
     position = 0
+    streak: list[Turn] = []  # the calls failing one after another, nothing succeeding between
 
     def add(key: str, request: int, first: Turn, again: Turn, cause: str) -> None:
         episode = by_key.get((key, request))
@@ -190,7 +196,14 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
             error = _error_text(t) if t_failed else ""
             if error and (key, error) in errors_seen and (key, request) not in by_key:
                 first, _ = errors_seen[(key, error)]
-                add(key, request, first, t, "same_error")
+                # A check run again after the code changed, now failing differently ("2
+                # failed", then "1 failed": alike only with the numbers taken out), is
+                # red-green; failing word for word the same, the fix did not work.
+                changed = t.index in checks_by_turn and bisect.bisect_left(
+                    code_edit_turns, first.index) < bisect.bisect_left(code_edit_turns, t.index) \
+                    and (first.tool_output or "").strip() != (t.tool_output or "").strip()
+                if not changed:
+                    add(key, request, first, t, "same_error")
             elif error:
                 errors_seen.setdefault((key, error), (t, request))
             if t_failed or ineffective:
@@ -230,6 +243,12 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
                 loops[loop_key] = (position, epoch, 1, [t.index])
         if is_edit and not t_failed:
             file_epoch += 1
+        if t_failed and t.kind is not ToolKind.PLAN:
+            streak.append(t)
+        else:
+            _streak_episode(episodes, streak, in_retry, streak_length)
+            streak = []
+    _streak_episode(episodes, streak, in_retry, streak_length)
     _hunt_episode(episodes, hunt, in_retry)
     episodes.extend(_user_redos(facts))
     episodes.extend(_shell_edits_redone(facts, cwd))
@@ -241,7 +260,8 @@ _SHORT = {"failed_edit": "an edit redone", "test_command_hunt": "a hunt for the 
           "loop": "a call repeated with the same result", "searched_again": "a search repeated",
           "redo_after_user": "work redone after the user objected",
           "test_rewritten": "a test changed to pass",
-          "missing_program": "a missing program replaced"}
+          "missing_program": "a missing program replaced",
+          "failing_streak": "calls failing one after another"}
 
 
 def _request_of(facts: Facts, index: int) -> int:
@@ -422,6 +442,15 @@ def _hunt_episode(episodes: list[_Episode], hunt: list[Turn], in_retry: set[int]
                                  " / ".join(commands), "test_command_hunt", "hunt"))
 
 
+def _streak_episode(episodes: list[_Episode], streak: list[Turn], in_retry: set[int],
+                    length: int) -> None:
+    """Calls that failed one after another, `length` or more, none already in an episode: one
+    episode of attempts at a step that kept failing."""
+    if len(streak) >= length and not any(t.index in in_retry for t in streak):
+        episodes.append(_Episode(streak[0].index, streak[-1].index, [t.index for t in streak],
+                                 streak[0].tool_name or "call", "failing_streak", "streak"))
+
+
 def _extend_loop(episodes: list[_Episode], first: int, last: int) -> None:
     for ep in reversed(episodes):
         if ep.kind == "loop" and ep.first == first:
@@ -457,6 +486,8 @@ def _describe(ep: _Episode, facts: Facts) -> str:
         return f"{ep.what} repeated {len(ep.turns)} times with the same result (turns {shown})"
     if ep.kind == "hunt":
         return f"hunted for a working test command (turns {shown}): {ep.what[:120]}"
+    if ep.kind == "streak":
+        return f"{len(ep.turns)} calls in a row failed, nothing succeeding between (turns {shown})"
     first = facts.turn(ep.first)
     if ep.kind == "redo":
         return (f"{ep.what} was edited in place, looked at, and edited again to repair the edit "
