@@ -591,6 +591,18 @@ def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | No
     return reads[-1][1]
 
 
+def _edit_record(turn: int, edit: FileEdit, cwd: str | None, read: set[str]) -> EditRecord:
+    """An edit as the facts keep it: its project-relative path and line counts. A file written
+    whole over one the session had read (`read`: the paths read so far) was rewritten, not
+    created, whatever the harness says (Cline's write_to_file logs no original, so every write
+    looks new)."""
+    path = relative_path(edit.path, cwd)
+    if edit.created and path in read:
+        edit = dataclasses.replace(edit, created=False)
+    added, removed = edit_counts(edit)
+    return EditRecord(turn, edit, path, added, removed)
+
+
 def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, edits: list,
                 shell_writes: list, failed_edits: list, checks: list, failures: list,
                 read_windows: dict, unlocated: list, written: _WrittenNames,
@@ -618,13 +630,7 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             failed_edits.append(turn.index)
         elif turn.edits:
             for edit in turn.edits:
-                path = relative_path(edit.path, cwd)
-                if edit.created and path in written.read_paths(reads):
-                    # Written whole over a file the session had read (a harness that logs no
-                    # original for its writes calls every write new): rewritten, not created.
-                    edit = dataclasses.replace(edit, created=False)
-                added, removed = edit_counts(edit)
-                edits.append(EditRecord(turn.index, edit, path, added, removed))
+                edits.append(_edit_record(turn.index, edit, cwd, written.read_paths(reads)))
         elif turn.via_shell or turn.paths:
             # A shell command that wrote files, or an edit the log shows only by its file (an
             # IDE chat pasted as text): a change whose diff is unknown.
@@ -636,9 +642,7 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
                                       "file_path": target}) if target else []
             if inferred:
                 for edit in inferred:
-                    added, removed = edit_counts(edit)
-                    edits.append(EditRecord(turn.index, edit, relative_path(edit.path, cwd),
-                                            added, removed))
+                    edits.append(_edit_record(turn.index, edit, cwd, written.read_paths(reads)))
             else:
                 unlocated.append(turn.index)
     command = turn.command

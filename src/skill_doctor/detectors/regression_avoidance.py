@@ -137,15 +137,11 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     # that removes the line clears it.
     pending: dict[str, list[tuple[int, str, str, str]]] = {}  # path -> (turn, line, note, cause)
     added_by_path: dict[str, list[tuple[str, ...]]] = {}
-    # When each file was first shown to exist (read, or changed): a whole-file write after it
-    # replaced a text, whatever the harness calls the write.
-    first_seen: dict[str, int] = {}
-    for turn, path in facts.reads:
-        first_seen.setdefault(path, turn)
+    # The turn each file was first changed: a write that creates it later replaced a text.
+    # (A file read before its write is never "created": the facts say so.)
+    first_edit: dict[str, int] = {}
     for r in facts.edits:
-        if r.turn < first_seen.get(r.path, r.turn + 1):
-            first_seen[r.path] = r.turn
-    for r in facts.edits:
+        first = first_edit.setdefault(r.path, r.turn)
         added, removed = edit_lines(r.edit)
         added_by_path.setdefault(r.path, []).append(added)
         if r.edit.whole_file:
@@ -156,7 +152,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
         code = bool(_CODE_SUFFIX.search(r.path))
         # Each pattern runs once over all added lines (one C-level search), not line by line.
         joined = "\n".join(added)
-        replaced = not r.edit.created or first_seen.get(r.path, r.turn) < r.turn
+        replaced = not r.edit.created or first < r.turn
         if r.edit.whole_file and replaced and (code or _ELIDABLE.search(r.path)):
             elided = _line_matching(_ELIDED, joined)
             if elided is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -311,9 +312,9 @@ _PROSE_KEYS = frozenset({"message", "commit_message", "description", "body", "ti
 
 
 def _read_key(path: str) -> str:
-    """Reads of one file name are attempts at one file, wherever the path put it (and
-    whichever separator: `/c/Users/me/README.md` failed, then `C:\\Users\\me\\README.md`)."""
-    return "read:" + path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+    """Reads of one file name are attempts at one file, wherever the path put it (and in
+    whichever form: `/c/Users/me/README.md` failed, then `C:\\Users\\me\\README.md`)."""
+    return "read:" + posixpath.basename(relative_path(path, None))
 
 
 _CD = re.compile(r"^\s*cd\s+(\S+)\s*(?:&&|;)")

@@ -103,11 +103,10 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     check shows it works (documentation and configuration need none, nor does a request that
     says "don't test"); 1 when that check still fails (the final message claiming success
     anyway is called out) or nothing was changed (0 when it was the session's only request and
-    the session changed nothing at all: nothing useful was delivered; and done when the agent
-    looked and its answer finds
-    the change already in place: "the settings file already has Write and Edit in the deny
-    list" is done). A file that is no code (an answer file, a
-    word list) needs no check of its own once a look at it or a command that used it came
+    the session changed nothing at all: nothing useful was delivered; done when the agent
+    looked and its answer finds the change already in place, "the settings file already has
+    Write and Edit in the deny list"). A file that is no code (an answer file, a word list)
+    needs no check of its own once a look at it or a command that used it came
     after it was written. A scratch file the agent wrote for itself (in /tmp) is no part of
     the work, and a passing run of it does not overturn the project's own test, build or
     type check failing after the last edit. A change made by commands instead of edits
@@ -118,7 +117,7 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     `min_answer_words` words or more follows it (CJK text counted by characters); 2 when the
     answer rests on a tool output the harness cut, on calls that were refused, or ends by
     handing the question back; 1 when it got no answer (0 when it was the session's only
-    request: nothing useful was delivered). An operation (commit, push, deploy,
+    request and nothing was changed either: nothing useful was delivered). An operation (commit, push, deploy,
     install ...) is done when a command that does it ran and succeeded (asked to run the tests,
     when they ran and gave a verdict, pass or fail); 1 when it failed or never ran. A request
     is capped at 2 when its closing report says in the agent's own words that part of it was
@@ -305,6 +304,9 @@ class _Session:
         self.last_decided = next((c for c in reversed(facts.checks) if c.passed is not None), None)
         self.last_check = facts.checks[-1] if facts.checks else None
         self.check_turns = frozenset(facts.check_turns)
+        self.final_python = final_python_texts(facts)
+        # The session's one request, and nothing changed in it: nothing useful was delivered.
+        self.delivered_nothing = len(facts.main_requests) <= 1 and not facts.changes
 
 
 def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _Session
@@ -326,7 +328,7 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
     elif request.kind == OPERATION:
         level, evidence, causes = _judge_operation(facts, request, served, session)
     else:
-        level, evidence, causes = _judge_question(facts, request, served, params)
+        level, evidence, causes = _judge_question(facts, request, served, params, session)
     if level == 3 and (request.kind != QUESTION or facts.changes_in(request)):
         # A question's answer may rightly be "I couldn't find one"; work reported as not
         # (all) done is not done, whatever the checks show. A "question" the agent answered
@@ -391,19 +393,12 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
             # It looked and found the change already made ("the settings file already has
             # Write and Edit in the deny list"): nothing was left to change.
             return 3, [], []
-        # The session's one request, and nothing changed in the whole session: nothing useful
-        # was delivered. Beside other requests or changes, it is a part left undone.
-        points = 0 if len(facts.main_requests) <= 1 and not facts.changes else 1
-        return points, [Evidence(request.turn, "a change was asked for, but no file was changed "
-                                               "for it")], ["unfinished"]
-    # Prose written after the code (a summary of the work, a README section) needs no check
-    # of its own, nor does a file that is no code and was shown or used after it was last
-    # written (an answer file read back, a hash file fed to a cracker): the last edit of
-    # anything else is the one its checks must follow. A data file written after the checks
-    # and never looked at is the unchecked answer.
+        # Beside other requests or changes, a change not made is a part left undone.
+        return 0 if session.delivered_nothing else 1, [Evidence(
+            request.turn, "a change was asked for, but no file was changed for it")], ["unfinished"]
     # A Python file this request changed that the session leaves unable to compile (its whole
     # final text is in the log) is broken, whatever else ran or was claimed.
-    final = final_python_texts(facts)
+    final = session.final_python
     for turn, path in changes:
         if path in final and turn <= final[path][0]:
             tree = parse_python(final[path][1])
@@ -411,6 +406,11 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                 where = f" (line {tree.lineno})" if tree.lineno else ""
                 return 1, [Evidence(final[path][0], f"{path} does not compile at the end{where}")], \
                     ["does_not_compile"]
+    # Prose written after the code (a summary of the work, a README section) needs no check
+    # of its own, nor does a file that is no code and was shown or used after it was last
+    # written (an answer file read back, a hash file fed to a cracker): the last edit of
+    # anything else is the one its checks must follow. A data file written after the checks
+    # and never looked at is the unchecked answer.
     shown = _shown_files(facts, changes, served)
     # A scratch file the agent wrote for itself (/tmp/verify.py) is no part of the work: the
     # checks that follow the work's own last edit decide.
@@ -453,8 +453,8 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
 # list", "is already configured", "no changes are needed".
 _ALREADY = re.compile(
     r"(?<!\byou )(?<!\bwe )(?<!\bi )\balready (?:(?:exists?|has|have|had|contains?|includes?"
-    r"|lists?|is|are|was|were|set|sets|configured|set up|in place|installed|present|there|done|implemented|defined|enabled"
-    r"|disabled|up[ -]to[ -]date|the case|correct|handled|fixed)\b)"
+    r"|lists?|is|are|was|were|set|sets|configured|set up|in place|installed|present|there|done"
+    r"|implemented|defined|enabled|disabled|up[ -]to[ -]date|the case|correct|handled|fixed)\b)"
     r"|\bno (?:changes?|edits?|updates?) (?:is |are )?(?:needed|necessary|required)\b"
     r"|\bnothing (?:needs|needed|left) to (?:be )?(?:changed?|fix(?:ed)?|update[d]?|do(?:ne)?)\b", re.I)
 
@@ -700,16 +700,15 @@ def _judge_by_answer(request: Request, served: list) -> tuple[int, list[Evidence
                                            "report it done")], ["no_check"]
 
 
-def _judge_question(facts: Facts, request: Request, served: list, params: Mapping[str, Any]
-                    ) -> tuple[int, list[Evidence], list[str]]:
+def _judge_question(facts: Facts, request: Request, served: list, params: Mapping[str, Any],
+                    session: _Session) -> tuple[int, list[Evidence], list[str]]:
     answers = [t for t in served if t.role is Role.ASSISTANT
                and word_count(t.content) >= params["min_answer_words"]]
     if not answers:
         last = served[-1]
-        # The session's one question left unanswered delivered nothing; among other requests
-        # that were served, it is a part left undone.
-        points = 0 if len(facts.main_requests) <= 1 else 1
-        return points, [Evidence(last.index, "the question got no real answer")], ["unanswered"]
+        # Among other requests or changes, a question left unanswered is a part left undone.
+        return 0 if session.delivered_nothing else 1, [Evidence(
+            last.index, "the question got no real answer")], ["unanswered"]
     answer = answers[-1]
     tools = [t for t in served if t.role is Role.TOOL and t.index < answer.index]
     # What a check that passed later showed, the answer rests on: output cut or refused

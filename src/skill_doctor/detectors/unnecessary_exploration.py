@@ -82,9 +82,8 @@ def _names_vendored_tree(turn: Turn) -> bool:
     node_modules/@xyflow/react`), rather than sweeping one up from the project root."""
     targets = [p.replace("\\", "/") for p in turn.paths]
     if turn.command:
-        targets += [w.strip("'\"") + "/" for w in turn.command.split()[1:] if not w.startswith("-")]
-    return any(_VENDORED_TREE.search(t if t.endswith("/") else t + "/") or
-               _VENDORED_TREE.search("/" + t.lstrip("./")) for t in targets)
+        targets += [w.strip("'\"") for w in turn.command.split()[1:] if not w.startswith("-")]
+    return any(_VENDORED_TREE.search(t.rstrip("/") + "/") for t in targets)
 
 
 @detector("unused_reads", causes=("unused_read", "repeated_read", "broad_search"))
