@@ -1075,6 +1075,16 @@ def tool_failed(turn: Turn) -> bool:
     if turn.exit_code is None and turn.via_shell and turn.tool_output and \
             printed_failure(turn.tool_output):
         return True
+    if turn.via_shell and turn.tool_output and _only_missing_program(turn.tool_output):
+        return True  # `strings f | head` exits 0, but nothing ran: the pipe hid the failure
     return False
+
+
+def _only_missing_program(output: str) -> bool:
+    """Whether all a shell call printed is that a program is missing (whatever the exit code)."""
+    if len(output) > 400:
+        return False
+    lines = [line for line in output.splitlines() if line.strip()]
+    return bool(lines) and all(MISSING_PROGRAM.search(line) for line in lines)
 
 

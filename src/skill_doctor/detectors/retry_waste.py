@@ -56,6 +56,19 @@ _STILL_RUNNING = CaselessPattern(r"process running with session id|still running
                                  required=("running",))
 _ASKS_TO_RETRY = CaselessPattern(r"\b(try|run|do) (it |that |this )?again\b|\bretry\b|\bone more time\b",
                                  required=("again", "retry", "one more time"))
+# What a failing run reports, without what moves between two runs of one failure: where it
+# happened (file:line:col, "line 42"), how long it took, addresses. Counts of a test summary
+# ("2 failed", "1 passed") stay: they tell a failure that changed from one that did not.
+_MOVING_NUMBERS = re.compile(
+    r"\b0x[0-9a-f]+\b|\d+(?:\.\d+)?(?!\.?\d|\s+(?:failed|passed|errors?|skipped|xfailed|xpassed"
+    r"|tests?|failures?|warnings?|examples?|specs?|assertions?)\b)", re.I)
+
+
+def _outcome(turn: Turn) -> str:
+    """A run's output with its moving numbers masked, for telling one failure from another."""
+    return _MOVING_NUMBERS.sub("#", (turn.tool_output or "").strip())
+
+
 _EMPTY_SEARCH = re.compile(r"^\s*(no files found|no matches found|found 0 |0 matches|no results)", re.I)
 
 
@@ -199,10 +212,11 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
                 first, _ = errors_seen[(key, error)]
                 # A check run again after the code changed, now failing differently ("2
                 # failed", then "1 failed": alike only with the numbers taken out), is
-                # red-green; failing word for word the same, the fix did not work.
+                # red-green; failing the same way, the fix did not work (a line number or a
+                # duration that moved does not make it another failure).
                 changed = t.index in checks_by_turn and bisect.bisect_left(
                     code_edit_turns, first.index) < bisect.bisect_left(code_edit_turns, t.index) \
-                    and (first.tool_output or "").strip() != (t.tool_output or "").strip()
+                    and _outcome(first) != _outcome(t)
                 if not changed:
                     add(key, request, first, t, "same_error")
             elif error:

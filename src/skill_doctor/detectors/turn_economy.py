@@ -47,7 +47,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     exploration) and a listing or search that gave the same answer as the same call before,
     with no file changed between; a command that runs nothing (`: installing git...`, an
     `echo` of a fixed text); an edit that rewrites lines the call just before it wrote in the
-    same file (one edit would have done both); searches and listings in a row beyond `lookup_streak`
+    same file, or writes the whole file again over the whole text it wrote (one edit would
+    have done both); searches and listings in a row beyond `lookup_streak`
     with nothing read, edited or run between (lookups that one better search would do); and
     calls that failed for a reason other than a check finding a bug (a command not found, a
     denied permission); messages that only tell the agent to go on; checks that could tell
@@ -242,7 +243,8 @@ def _does_nothing(command: str) -> bool:
 
 def _same_spot_edits(facts: Facts, tools: list) -> list[int]:
     """Edits that change lines the call just before them had written, in the same file, with
-    nothing run or read in between: one edit would have done both."""
+    nothing run or read in between (a whole file written again over the whole text just
+    written too): one edit would have done both."""
     records: dict[int, list] = {}
     for record in facts.edits:
         records.setdefault(record.turn, []).append(record)
@@ -253,7 +255,14 @@ def _same_spot_edits(facts: Facts, tools: list) -> list[int]:
             continue
         current = records.get(t.index)
         if current and previous and len(current) == 1 and len(previous) == 1 and \
-                current[0].path == previous[0].path and not current[0].edit.whole_file:
+                current[0].path == previous[0].path:
+            if current[0].edit.whole_file:
+                # A whole file written again over the whole text the call before wrote,
+                # never run or read between: the first text was never used.
+                if previous[0].edit.whole_file:
+                    found.append(t.index)
+                previous = current
+                continue
             written = {line.strip() for line in edit_lines(previous[0].edit)[0]
                        if len(line.strip()) >= 4}
             removed = {line.strip() for line in edit_lines(current[0].edit)[1]}
