@@ -6,13 +6,13 @@ import bisect
 import re
 from typing import Any, Mapping
 
-from ..facts import Check, Facts, changes_system, changing_segments, command_segments, \
+from ..facts import Check, Facts, changes_system, classify_check, changing_segments, command_segments, \
     detaches, is_doc_file, launches_in_background, probes_running, relative_path, shows_pane, \
     word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
 from ..text import CaselessPattern, harness_cut, sentences
-from ..tools import looked_at
+from ..tools import _SHELL_LISTERS, _SHELL_READERS, _SHELL_SEARCHERS, looked_at
 from ._base import Evidence, Measurement, detector
 from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, final_python_texts, parse_python, runs_one_of
 
@@ -101,7 +101,12 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     program; a later check when none ran in between) passed, prose written after the code (a
     summary, a README section) needing no check of its own; 2 when no
     check shows it works (documentation and configuration need none, nor does a request that
-    says "don't test"); 1 when that check still fails (the final message claiming success
+    says "don't test"), and 2 too when the request quotes how the file it names is to be
+    built or run (`gcc main.c.rs -o cmain`) and that never ran on the file's final text (what
+    passed ran a copy under another name); 1 when that check still fails, or when a file
+    the request names failed its last use after its last edit and nothing used it since
+    (`conda env create -f environment.yml` failing, the environment then built from another
+    file) (the final message claiming success
     anyway is called out) or nothing was changed (0 when it was the session's only request and
     the session changed nothing at all: nothing useful was delivered; done when the agent
     looked and its answer finds the change already in place, "the settings file already has
@@ -437,8 +442,16 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
         failing = [c for c in own if c.kind in PROJECT_CHECKS and c.turn < decided.turn]
         if failing and failing[-1].passed is False:
             decided = failing[-1]
+    left_failing = _named_file_left_failing(facts, request, changes)
+    if left_failing is not None:
+        return 1, [left_failing], ["check_failed"]
     if decided is not None and decided.turn > last_edit:
-        return (3, [], []) if decided.passed else _failed_check(facts, decided)
+        if not decided.passed:
+            return _failed_check(facts, decided)
+        unrun = _requested_check_not_run(facts, request, changes)
+        if unrun is not None:
+            return 2, [unrun], ["no_check"]
+        return 3, [], []
     if all(p is not None and is_doc_file(p) for _, p in changes) or request.forbids_checks:
         return 3, [], []
     last = session.last_check
@@ -447,6 +460,87 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                                        f"failure: {last.command[:120]}")], ["no_check"]
     return 2, [Evidence(last_edit, "no check ran after the last edit, so the transcript cannot "
                                    "show the change works")], ["no_check"]
+
+
+# A command the request quotes for building or running a file (`gcc main.c.rs -o cmain`).
+_QUOTED = re.compile(r"`([^`\n]{3,200})`")
+_FILE_OPERAND = re.compile(r"^[\w./-]*\.[A-Za-z]\w{0,5}$")
+
+
+# Programs that look at, move or version a file without using what it says.
+_HANDLERS = _SHELL_READERS | _SHELL_SEARCHERS | _SHELL_LISTERS | {
+    "cp", "mv", "rm", "ln", "chmod", "chown", "touch", "git", "tar", "zip", "unzip", "diff", "cmp",
+    "md5sum", "sha1sum", "sha256sum", "echo", "printf", "sort", "tee", "scp", "rsync"}
+_PROGRAM = re.compile(r"^[\w./+-]+$")
+
+
+def _named_file_left_failing(facts: Facts, request: Request, changes: list) -> Evidence | None:
+    """A file the request names, changed for it, whose last use after its last edit failed
+    with none passing since (`conda env create -f environment.yml` failing, the environment
+    then built from another file): what the user asked for is left broken, whatever else
+    passed."""
+    text = facts.turn(request.turn).content or ""
+    last_edit: dict[str, int] = {}
+    for turn, path in changes:
+        if path and not _is_scratch(path):
+            last_edit[path.rsplit("/", 1)[-1]] = turn
+    for name, edited in last_edit.items():
+        if "." not in name or not re.search(r"(?<![\w.-])%s(?![\w-])" % re.escape(name), text):
+            continue
+        last_use = None
+        for t in facts.tool_turns:
+            if t.index <= edited or not t.command or t.kind is not ToolKind.SHELL:
+                continue
+            for segment in command_segments(t.command):
+                words = segment.split()
+                if len(words) > 1 and _PROGRAM.match(words[0]) and \
+                        words[0].rsplit("/", 1)[-1] not in _HANDLERS and \
+                        name in (w.rsplit("/", 1)[-1] for w in words[1:]):
+                    last_use = t
+                    break
+        if last_use is not None and last_use.index in facts.failed:
+            return Evidence(last_use.index, f"the last run that used {name} after its last edit "
+                                             f"failed: {last_use.command[:100]}")
+    return None
+
+
+def _program(word: str) -> str:
+    """A program's name, its version left out (`/usr/bin/python3.11` -> `python`)."""
+    return re.sub(r"[\d.]+$", "", word.rsplit("/", 1)[-1]) or word
+
+
+def _requested_check_not_run(facts: Facts, request: Request, changes: list) -> Evidence | None:
+    """The request's own check, quoted in it (`gcc main.c.rs -o cmain && ./cmain N`), that
+    never ran on the final text of the file it names: the checks that passed ran something
+    else (a copy under another name, another file), so the transcript does not show what the
+    user will run works."""
+    last_edit: dict[str, int] = {}
+    for turn, path in changes:
+        if path:
+            last_edit[path.rsplit("/", 1)[-1]] = turn
+    for quoted in _QUOTED.findall(facts.turn(request.turn).content or ""):
+        for segment in command_segments(quoted):
+            words = segment.split()
+            # A test runner checks the named test with the rest of the suite too (`pytest`
+            # alone runs it); a compiler or an interpreter is run on the file itself.
+            if not words or classify_check(segment) not in ("build", "run"):
+                continue
+            program = _program(words[0])
+            files = [n for n in (w.rsplit("/", 1)[-1] for w in words[1:] if _FILE_OPERAND.match(w))
+                     if n in last_edit]
+            if program.startswith(".") or not files:
+                continue
+            name = files[0]
+            ran = any(
+                t.command and t.index > last_edit[name] and any(
+                    len(run) > 1 and _program(run[0]) == program
+                    and name in (w.rsplit("/", 1)[-1] for w in run[1:])
+                    for run in (s.split() for s in command_segments(t.command)))
+                for t in facts.tool_turns)
+            if not ran:
+                return Evidence(last_edit[name], f"the request's own check, `{segment[:80]}`, "
+                                                 f"never ran on the final {name}")
+    return None
 
 
 # The answer finds what was asked for already there: "already has Write and Edit in the deny
