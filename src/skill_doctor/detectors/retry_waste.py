@@ -64,9 +64,13 @@ _MOVING_NUMBERS = re.compile(
     r"|tests?|failures?|warnings?|examples?|specs?|assertions?)\b)", re.I)
 
 
+def masked_output(output: str) -> str:
+    """A run's output with its moving numbers masked, for telling one result from another."""
+    return _MOVING_NUMBERS.sub("#", output.strip())
+
+
 def _outcome(turn: Turn) -> str:
-    """A run's output with its moving numbers masked, for telling one failure from another."""
-    return _MOVING_NUMBERS.sub("#", (turn.tool_output or "").strip())
+    return masked_output(turn.tool_output or "")
 
 
 _EMPTY_SEARCH = re.compile(r"^\s*(no files found|no matches found|found 0 |0 matches|no results)", re.I)

@@ -11,13 +11,15 @@ from ..facts import Facts, classify_check, command_segments
 from ..model import ToolKind
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import PROSE_ONLY, SUBMITS
-from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes
+from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes, masked_output
 
-_CAUSES = ("plan_updates", "retries", "repeated_reads", "repeated_lookups", "lookup_streak",
-           "failed_calls", "idle_stretch", "same_spot", "nudges", "needless_checks", "unasked_git")
+_CAUSES = ("plan_updates", "retries", "repeated_reads", "repeated_lookups", "repeated_runs",
+           "lookup_streak", "failed_calls", "idle_stretch", "same_spot", "nudges", "needless_checks",
+           "unasked_git")
 _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry episodes",
           "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
           "repeated_lookups": "listings or searches repeated with the same result",
+          "repeated_runs": "commands run again with the same result",
           "failed_calls": "failed calls", "idle_stretch": "calls without progress",
           "same_spot": "edits of a spot the edit before had just written",
           "nudges": "messages only asking the agent to go on",
@@ -27,6 +29,7 @@ _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry ep
 _WORD = {"plan_updates": "todo/plan update", "retries": "call inside a retry episode",
          "repeated_reads": "repeated read", "lookup_streak": "lookup that could have joined others",
          "repeated_lookups": "listing or search repeated with the same result",
+         "repeated_runs": "command run again with the same result",
          "failed_calls": "failed call", "idle_stretch": "call without progress",
          "same_spot": "edit of a spot the edit before had just written",
          "nudges": "message only asking the agent to go on",
@@ -39,21 +42,23 @@ _WORD = {"plan_updates": "todo/plan update", "retries": "call inside a retry epi
 def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """The share of the session's tool calls (and user rounds) that were avoidable.
 
-    What it measures: avoidable turns, counted directly, as a share of all tool calls plus
-    the user's messages: todo or plan updates beyond `plans_allowed` (plus one per further
+    What it measures: avoidable turns, counted directly, as a share of all tool calls plus the
+    user's messages: todo or plan updates beyond `plans_allowed` (plus one per further
     request); the calls inside retry episodes after the first attempt (repairing its own
     in-place edit, the looks between the attempts too), and each time the user had to ask
     again; a read of a part of a file already read since it last changed (see unnecessary
     exploration) and a listing or search that gave the same answer as the same call before,
-    with no file changed between; a command that runs nothing (`: installing git...`, an
-    `echo` of a fixed text); an edit that rewrites lines the call just before it wrote in the
-    same file, or writes the whole file again over the whole text it wrote (one edit would
-    have done both); searches and listings in a row beyond `lookup_streak`
-    with nothing read, edited or run between (lookups that one better search would do); and
-    calls that failed for a reason other than a check finding a bug (a command not found, a
-    denied permission); messages that only tell the agent to go on; checks that could tell
-    nothing new (passed already with nothing changed since, or run after prose-only edits);
-    and `git add` / `commit` / `push` calls when no user message asks to commit or push.
+    with no file changed between; a command run again that printed what its last run printed
+    (timings, line numbers and addresses aside), nothing changed since; a command that runs
+    nothing (`: installing git...`, an `echo` of a fixed text); an edit that rewrites lines the
+    call just before it wrote in the same file, or writes the whole file again over the whole
+    text it wrote (one edit would have done both); searches and listings in a row beyond
+    `lookup_streak` with nothing read, edited or run between (lookups that one better search
+    would do); and calls that failed for a reason other than a check finding a bug (a command
+    not found, a denied permission); messages that only tell the agent to go on; checks that
+    could tell nothing new (passed already with nothing changed since, or run after prose-only
+    edits); and `git add` / `commit` / `push` calls when no user message asks to commit or
+    push.
     Fewer than `min_avoidable` avoidable turns count as none, so a short session is not
     judged on one call; `excessive_count` avoidable turns or more are significantly excessive
     however long the session was (the measured share is then 1.0): fifty turns spent on
@@ -113,6 +118,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
     for turn, _path, _earlier in facts.repeated_reads:
         avoidable.setdefault(turn, "repeated_reads")
+    for index in _repeated_runs(facts, tools):
+        avoidable.setdefault(index, "repeated_runs")
     for index in _repeated_lookups(facts, tools):
         avoidable.setdefault(index, "repeated_lookups")
 
@@ -178,6 +185,29 @@ def _repeated_lookups(facts: Facts, tools: list) -> list[int]:
         if key in seen:
             found.append(t.index)
         seen.add(key)
+    return found
+
+
+def _repeated_runs(facts: Facts, tools: list) -> list[int]:
+    """Commands run again that printed what their last run printed (timings, line numbers
+    and addresses aside), with no file changed between: the program was run again to learn
+    what the session already showed (`./mystery` rerun for the checksum it printed before)."""
+    changed = {r.turn for r in facts.edits} | {turn for turn, _ in facts.shell_writes}
+    last_output: dict[str, str] = {}
+    found: list[int] = []
+    for t in tools:
+        if t.index in changed:
+            last_output.clear()  # a run after a change shows whether the change did anything
+        if t.kind is not ToolKind.SHELL or not t.command:
+            continue
+        output = (t.tool_output or "").strip()
+        if len(output) < 20:
+            continue  # a silent or one-word result tells little either way
+        key = " ".join(t.command.split())
+        masked = masked_output(output)
+        if last_output.get(key) == masked:
+            found.append(t.index)
+        last_output[key] = masked
     return found
 
 
