@@ -312,6 +312,7 @@ class _Session:
         self.final_python = final_python_texts(facts)
         # The session's one request, and nothing changed in it: nothing useful was delivered.
         self.delivered_nothing = len(facts.main_requests) <= 1 and not facts.changes
+        self.file_runs = _FileRuns(facts)
 
 
 def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _Session
@@ -442,13 +443,13 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
         failing = [c for c in own if c.kind in PROJECT_CHECKS and c.turn < decided.turn]
         if failing and failing[-1].passed is False:
             decided = failing[-1]
-    left_failing = _named_file_left_failing(facts, request, changes)
+    left_failing = _named_file_left_failing(facts, request, changes, session.file_runs)
     if left_failing is not None:
         return 1, [left_failing], ["check_failed"]
     if decided is not None and decided.turn > last_edit:
         if not decided.passed:
             return _failed_check(facts, decided)
-        unrun = _requested_check_not_run(facts, request, changes)
+        unrun = _requested_check_not_run(facts, request, changes, session.file_runs)
         if unrun is not None:
             return 2, [unrun], ["no_check"]
         return 3, [], []
@@ -474,50 +475,74 @@ _HANDLERS = _SHELL_READERS | _SHELL_SEARCHERS | _SHELL_LISTERS | {
 _PROGRAM = re.compile(r"^[\w./+-]+$")
 
 
-def _named_file_left_failing(facts: Facts, request: Request, changes: list) -> Evidence | None:
-    """A file the request names, changed for it, whose last use after its last edit failed
-    with none passing since (`conda env create -f environment.yml` failing, the environment
-    then built from another file): what the user asked for is left broken, whatever else
-    passed."""
-    text = facts.turn(request.turn).content or ""
-    last_edit: dict[str, int] = {}
-    for turn, path in changes:
-        if path and not _is_scratch(path):
-            last_edit[path.rsplit("/", 1)[-1]] = turn
-    for name, edited in last_edit.items():
-        if "." not in name or not re.search(r"(?<![\w.-])%s(?![\w-])" % re.escape(name), text):
-            continue
-        last_use = None
-        for t in facts.tool_turns:
-            if t.index <= edited or not t.command or t.kind is not ToolKind.SHELL:
-                continue
-            for segment in command_segments(t.command):
-                words = segment.split()
-                if len(words) > 1 and _PROGRAM.match(words[0]) and \
-                        words[0].rsplit("/", 1)[-1] not in _HANDLERS and \
-                        name in (w.rsplit("/", 1)[-1] for w in words[1:]):
-                    last_use = t
-                    break
-        if last_use is not None and last_use.index in facts.failed:
-            return Evidence(last_use.index, f"the last run that used {name} after its last edit "
-                                             f"failed: {last_use.command[:100]}")
-    return None
-
-
 def _program(word: str) -> str:
     """A program's name, its version left out (`/usr/bin/python3.11` -> `python`)."""
     return re.sub(r"[\d.]+$", "", word.rsplit("/", 1)[-1]) or word
 
 
-def _requested_check_not_run(facts: Facts, request: Request, changes: list) -> Evidence | None:
+class _FileRuns:
+    """The shell commands that ran a program on a file, by the file's name, in session order:
+    (turn, program) for every command segment that gives the file to a program that uses it
+    (`conda env create -f environment.yml`, `gcc main.c.rs -o cmain`), not to one that only
+    looks at, moves or versions it (`cat`, `cp`, `git add`). Built once per session."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.by_name: dict[str, list[tuple[int, str]]] = {}
+        for t in facts.tool_turns:
+            if not t.command or t.kind is not ToolKind.SHELL:
+                continue
+            for segment in command_segments(t.command):
+                words = segment.split()
+                if len(words) < 2 or not _PROGRAM.match(words[0]):
+                    continue
+                program = _program(words[0])
+                if words[0].rsplit("/", 1)[-1] in _HANDLERS:
+                    continue
+                for name in {w.rsplit("/", 1)[-1] for w in words[1:] if _FILE_OPERAND.match(w)}:
+                    runs = self.by_name.setdefault(name, [])
+                    if not runs or runs[-1] != (t.index, program):
+                        runs.append((t.index, program))
+
+    def after(self, name: str, turn: int) -> list[tuple[int, str]]:
+        """The runs that used `name` after `turn`."""
+        runs = self.by_name.get(name, [])
+        return runs[bisect.bisect_right(runs, (turn, "\uffff")):]
+
+
+def _changed_names(changes: list) -> dict[str, int]:
+    """The last edit turn of each file a request changed, by file name (scratch files left out)."""
+    last_edit: dict[str, int] = {}
+    for turn, path in changes:
+        if path and not _is_scratch(path):
+            last_edit[path.rsplit("/", 1)[-1]] = turn
+    return last_edit
+
+
+def _named_file_left_failing(facts: Facts, request: Request, changes: list, runs: _FileRuns
+                             ) -> Evidence | None:
+    """A file the request names, changed for it, whose last use after its last edit failed
+    with none passing since (`conda env create -f environment.yml` failing, the environment
+    then built from another file): what the user asked for is left broken, whatever else
+    passed."""
+    text = facts.turn(request.turn).content or ""
+    for name, edited in _changed_names(changes).items():
+        used = runs.after(name, edited)
+        if not used or used[-1][0] not in facts.failed or "." not in name or \
+                not re.search(r"(?<![\w.-])%s(?![\w-])" % re.escape(name), text):
+            continue
+        last_use = facts.turn(used[-1][0])
+        return Evidence(last_use.index, f"the last run that used {name} after its last edit "
+                                         f"failed: {(last_use.command or '')[:100]}")
+    return None
+
+
+def _requested_check_not_run(facts: Facts, request: Request, changes: list, runs: _FileRuns
+                             ) -> Evidence | None:
     """The request's own check, quoted in it (`gcc main.c.rs -o cmain && ./cmain N`), that
     never ran on the final text of the file it names: the checks that passed ran something
     else (a copy under another name, another file), so the transcript does not show what the
     user will run works."""
-    last_edit: dict[str, int] = {}
-    for turn, path in changes:
-        if path:
-            last_edit[path.rsplit("/", 1)[-1]] = turn
+    last_edit = _changed_names(changes)
     for quoted in _QUOTED.findall(facts.turn(request.turn).content or ""):
         for segment in command_segments(quoted):
             words = segment.split()
@@ -531,13 +556,7 @@ def _requested_check_not_run(facts: Facts, request: Request, changes: list) -> E
             if program.startswith(".") or not files:
                 continue
             name = files[0]
-            ran = any(
-                t.command and t.index > last_edit[name] and any(
-                    len(run) > 1 and _program(run[0]) == program
-                    and name in (w.rsplit("/", 1)[-1] for w in run[1:])
-                    for run in (s.split() for s in command_segments(t.command)))
-                for t in facts.tool_turns)
-            if not ran:
+            if not any(used == program for _, used in runs.after(name, last_edit[name])):
                 return Evidence(last_edit[name], f"the request's own check, `{segment[:80]}`, "
                                                  f"never ran on the final {name}")
     return None
