@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import cached_property
 from typing import Any, Mapping
 
 from ..facts import Check, Facts, changes_system, classify_check, changing_segments, command_segments, \
@@ -312,7 +313,12 @@ class _Session:
         self.final_python = final_python_texts(facts)
         # The session's one request, and nothing changed in it: nothing useful was delivered.
         self.delivered_nothing = len(facts.main_requests) <= 1 and not facts.changes
-        self.file_runs = _FileRuns(facts)
+        self._facts = facts
+
+    @cached_property
+    def file_runs(self) -> _FileRuns:
+        """Built when a request first names a file it changed (most never do)."""
+        return _FileRuns(self._facts)
 
 
 def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _Session
@@ -443,13 +449,13 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
         failing = [c for c in own if c.kind in PROJECT_CHECKS and c.turn < decided.turn]
         if failing and failing[-1].passed is False:
             decided = failing[-1]
-    left_failing = _named_file_left_failing(facts, request, changes, session.file_runs)
+    left_failing = _named_file_left_failing(facts, request, changes, session)
     if left_failing is not None:
         return 1, [left_failing], ["check_failed"]
     if decided is not None and decided.turn > last_edit:
         if not decided.passed:
             return _failed_check(facts, decided)
-        unrun = _requested_check_not_run(facts, request, changes, session.file_runs)
+        unrun = _requested_check_not_run(facts, request, changes, session)
         if unrun is not None:
             return 2, [unrun], ["no_check"]
         return 3, [], []
@@ -518,7 +524,7 @@ def _changed_names(changes: list) -> dict[str, int]:
     return last_edit
 
 
-def _named_file_left_failing(facts: Facts, request: Request, changes: list, runs: _FileRuns
+def _named_file_left_failing(facts: Facts, request: Request, changes: list, session: _Session
                              ) -> Evidence | None:
     """A file the request names, changed for it, whose last use after its last edit failed
     with none passing since (`conda env create -f environment.yml` failing, the environment
@@ -526,9 +532,10 @@ def _named_file_left_failing(facts: Facts, request: Request, changes: list, runs
     passed."""
     text = facts.turn(request.turn).content or ""
     for name, edited in _changed_names(changes).items():
-        used = runs.after(name, edited)
-        if not used or used[-1][0] not in facts.failed or "." not in name or \
-                not re.search(r"(?<![\w.-])%s(?![\w-])" % re.escape(name), text):
+        if "." not in name or not re.search(r"(?<![\w.-])%s(?![\w-])" % re.escape(name), text):
+            continue
+        used = session.file_runs.after(name, edited)
+        if not used or used[-1][0] not in facts.failed:
             continue
         last_use = facts.turn(used[-1][0])
         return Evidence(last_use.index, f"the last run that used {name} after its last edit "
@@ -536,7 +543,7 @@ def _named_file_left_failing(facts: Facts, request: Request, changes: list, runs
     return None
 
 
-def _requested_check_not_run(facts: Facts, request: Request, changes: list, runs: _FileRuns
+def _requested_check_not_run(facts: Facts, request: Request, changes: list, session: _Session
                              ) -> Evidence | None:
     """The request's own check, quoted in it (`gcc main.c.rs -o cmain && ./cmain N`), that
     never ran on the final text of the file it names: the checks that passed ran something
@@ -556,7 +563,8 @@ def _requested_check_not_run(facts: Facts, request: Request, changes: list, runs
             if program.startswith(".") or not files:
                 continue
             name = files[0]
-            if not any(used == program for _, used in runs.after(name, last_edit[name])):
+            runs = session.file_runs.after(name, last_edit[name])
+            if not any(used == program for _, used in runs):
                 return Evidence(last_edit[name], f"the request's own check, `{segment[:80]}`, "
                                                  f"never ran on the final {name}")
     return None

@@ -193,7 +193,7 @@ def _repeated_runs(facts: Facts, tools: list) -> list[int]:
     and addresses aside), with no file changed between: the program was run again to learn
     what the session already showed (`./mystery` rerun for the checksum it printed before)."""
     changed = {r.turn for r in facts.edits} | {turn for turn, _ in facts.shell_writes}
-    last_output: dict[str, str] = {}
+    last_output: dict[str, str] = {}  # by command: its last output
     found: list[int] = []
     for t in tools:
         if t.index in changed:
@@ -204,10 +204,11 @@ def _repeated_runs(facts: Facts, tools: list) -> list[int]:
         if len(output) < 20:
             continue  # a silent or one-word result tells little either way
         key = " ".join(t.command.split())
-        masked = masked_output(output)
-        if last_output.get(key) == masked:
+        before = last_output.get(key)
+        # Masked only when the command ran before: most commands run once.
+        if before is not None and (before == output or masked_output(before) == masked_output(output)):
             found.append(t.index)
-        last_output[key] = masked
+        last_output[key] = output
     return found
 
 
