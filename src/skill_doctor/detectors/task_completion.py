@@ -7,9 +7,9 @@ import re
 from functools import cached_property
 from typing import Any, Mapping
 
-from ..facts import Check, Facts, changes_system, classify_check, changing_segments, command_segments, \
-    detaches, is_doc_file, launches_in_background, probes_running, relative_path, shows_pane, \
-    word_count
+from ..facts import Check, Facts, changes_system, changing_segments, classify_check, \
+    command_segments, detaches, is_doc_file, launches_in_background, probes_running, \
+    relative_path, shows_pane, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
 from ..text import CaselessPattern, harness_cut, sentences
@@ -104,14 +104,13 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     check shows it works (documentation and configuration need none, nor does a request that
     says "don't test"), and 2 too when the request quotes how the file it names is to be
     built or run (`gcc main.c.rs -o cmain`) and that never ran on the file's final text (what
-    passed ran a copy under another name); 1 when that check still fails, or when a file
-    the request names failed its last use after its last edit and nothing used it since
-    (`conda env create -f environment.yml` failing, the environment then built from another
-    file) (the final message claiming success
-    anyway is called out) or nothing was changed (0 when it was the session's only request and
-    the session changed nothing at all: nothing useful was delivered; done when the agent
-    looked and its answer finds the change already in place, "the settings file already has
-    Write and Edit in the deny list"). A file that is no code (an answer file, a word list)
+    passed ran a copy under another name); 1 when that check still fails (the final message
+    claiming success anyway is called out), when a file the request names failed its last
+    use after its last edit (`conda env create -f environment.yml` failing, the environment
+    then built from another file), or when nothing was changed (0 when it was the session's
+    only request and the session changed nothing at all: nothing useful was delivered; done
+    when the agent looked and its answer finds the change already in place, "the settings
+    file already has Write and Edit in the deny list"). A file that is no code (an answer file, a word list)
     needs no check of its own once a look at it or a command that used it came
     after it was written. A scratch file the agent wrote for itself (in /tmp) is no part of
     the work, and a passing run of it does not overturn the project's own test, build or

@@ -14,8 +14,8 @@ from .common import PROSE_ONLY, SUBMITS
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes, masked_output
 
 _CAUSES = ("plan_updates", "retries", "repeated_reads", "repeated_lookups", "repeated_runs",
-           "lookup_streak", "failed_calls", "idle_stretch", "same_spot", "nudges", "needless_checks",
-           "unasked_git")
+           "lookup_streak", "failed_calls", "idle_stretch", "same_spot", "nudges",
+           "needless_checks", "unasked_git")
 _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry episodes",
           "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
           "repeated_lookups": "listings or searches repeated with the same result",
@@ -200,13 +200,15 @@ def _repeated_runs(facts: Facts, tools: list) -> list[int]:
             last_output.clear()  # a run after a change shows whether the change did anything
         if t.kind is not ToolKind.SHELL or not t.command:
             continue
-        output = (t.tool_output or "").strip()
+        output = t.tool_output or ""  # held as it is: no copy of every output
         if len(output) < 20:
             continue  # a silent or one-word result tells little either way
         key = " ".join(t.command.split())
         before = last_output.get(key)
-        # Masked only when the command ran before: most commands run once.
-        if before is not None and (before == output or masked_output(before) == masked_output(output)):
+        # Masked only when the command ran before and printed something else: most commands
+        # run once.
+        if before is not None and (before == output
+                                   or masked_output(before) == masked_output(output)):
             found.append(t.index)
         last_output[key] = output
     return found
