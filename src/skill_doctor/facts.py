@@ -660,7 +660,9 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
     if command and kind in (ToolKind.SHELL, ToolKind.EDIT, ToolKind.READ):
         check_kind = classify_check(command)
         if check_kind == "run" and (kind is ToolKind.EDIT or not _runs_own_code(
-                command, cwd, written.of(edits, shell_writes))):
+                command, cwd, written.of(edits, shell_writes))) and not (
+                kind is ToolKind.EDIT and _checks_with_by_products(
+                    command, turn.index, shell_writes, written.modules(edits))):
             # A script that writes files (`python - <<EOF ... write_text`) makes a change,
             # it does not check one.
             check_kind = None
@@ -941,6 +943,9 @@ class _WrittenNames:
 
 # The code of an inline program (`python -c "..."`) and the modules it imports.
 _INLINE_CODE = re.compile(r"^python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-c\s+(.+)", re.S)
+# A program given on standard input: `python - <<'PY'`, its lines up to the closing word.
+_HEREDOC_CODE = re.compile(r"(?:^|[;&|]\s*)python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-?\s*<<-?\s*"
+                           r"['\"]?(\w+)['\"]?[^\n]*\n(.*?)^\s*\1\s*$", re.S | re.M)
 _IMPORTS = re.compile(r"(?:^|[;\s(\"'])(?:import|from)\s+([A-Za-z_]\w*)")
 
 
@@ -952,7 +957,30 @@ def _imports_changed_code(command: str, modules: set[str]) -> bool:
         match = _INLINE_CODE.match(segment)
         if match and any(name in modules for name in _IMPORTS.findall(match.group(1))):
             return True
-    return False
+    return any(name in modules for match in _HEREDOC_CODE.finditer(command)
+               for name in _IMPORTS.findall(match.group(2)))
+
+
+def inline_program(command: str) -> bool:
+    """Whether a command runs a Python program written on its own line (`python -c "..."`,
+    `python - <<'PY' ... PY`) rather than a file."""
+    return bool(_HEREDOC_CODE.search(command)) or any(
+        _INLINE_CODE.match(segment) for segment in command_segments(command))
+
+
+def _checks_with_by_products(command: str, turn: int, shell_writes: list,
+                             modules: set[str]) -> bool:
+    """Whether an inline Python program that writes files runs the edited code and writes
+    only data (`python - <<'PY'` importing the changed package and pickling one of its
+    objects to test_lang.bin): a check whose files are by-products, not a change of code."""
+    own = [path for at, path in shell_writes if at == turn]
+    return bool(own) and all(_DATA_FILE.search(path) for path in own) and \
+        _imports_changed_code(command, modules)
+
+
+# Files a program writes as its output or by-product: data, logs, images, pickles, models.
+_DATA_FILE = re.compile(r"\.(bin|pkl|pickle|npy|npz|json|csv|tsv|txt|log|out|png|jpe?g|gif|ppm"
+                        r"|pgm|wav|parquet|db|sqlite3?|h5|pt|pth)$", re.I)
 
 
 def _runs_own_code(command: str, cwd: str | None, written: set[str]) -> bool:

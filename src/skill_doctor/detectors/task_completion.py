@@ -8,8 +8,8 @@ from functools import cached_property
 from typing import Any, Mapping
 
 from ..facts import Check, Facts, changes_system, changing_segments, classify_check, \
-    command_segments, detaches, is_doc_file, launches_in_background, probes_running, \
-    relative_path, shows_pane, word_count
+    command_segments, detaches, inline_program, is_doc_file, launches_in_background, \
+    probes_running, relative_path, shows_pane, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
 from ..model import Role, ToolKind
 from ..text import CaselessPattern, harness_cut, sentences
@@ -112,7 +112,8 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     when the agent looked and its answer finds the change already in place, "the settings
     file already has Write and Edit in the deny list"). A file that is no code (an answer file, a word list)
     needs no check of its own once a look at it or a command that used it came
-    after it was written. A scratch file the agent wrote for itself (in /tmp) is no part of
+    after it was written, nor does one an inline test program (`python - <<'PY'` importing
+    the edited code) wrote for itself and passed with. A scratch file the agent wrote for itself (in /tmp) is no part of
     the work, and a passing run of it does not overturn the project's own test, build or
     type check failing after the last edit. A change made by commands instead of edits
     (packages installed, permissions set, files archived or removed, keys typed into tmux) is
@@ -619,7 +620,10 @@ def _shown_files(facts: Facts, changes: tuple, served: list) -> set[tuple[int, s
     by_base: dict[str, list[str]] = {}
     for path in pending:
         by_base.setdefault(path.rsplit("/", 1)[-1], []).append(path)
-    shown: set[str] = set()
+    # What a passing inline test program wrote for itself (a pickle it read back) was used
+    # by it: a by-product of the check, not an output of the work waiting for one.
+    by_products = {c.turn for c in facts.checks if c.passed and inline_program(c.command)}
+    shown: set[str] = {p for p, t in pending.items() if t in by_products}
     first = min(pending.values())
     for turn in served:
         if turn.role is not Role.TOOL or turn.index < first or turn.index in facts.failed:
