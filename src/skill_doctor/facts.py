@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .diffs import edit_counts
+from .diffs import edit_counts, make_diff
 from . import ledger
 from .ledger import Request
 from .model import FileEdit, Role, ToolKind, Transcript, Turn
@@ -591,16 +591,54 @@ def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | No
     return reads[-1][1]
 
 
-def _edit_record(turn: int, edit: FileEdit, cwd: str | None, read: set[str]) -> EditRecord:
+def _edit_record(turn: int, edit: FileEdit, cwd: str | None, read: set[str],
+                 read_texts: dict[str, str] | None = None) -> EditRecord:
     """An edit as the facts keep it: its project-relative path and line counts. A file written
     whole over one the session had read (`read`: the paths read so far) was rewritten, not
     created, whatever the harness says (Cline's write_to_file logs no original, so every write
-    looks new)."""
+    looks new); its original, when the harness logged none, is the text the last full read of
+    it showed (`read_texts`), so the write is measured as the change it made."""
     path = relative_path(edit.path, cwd)
     if edit.created and path in read:
         edit = dataclasses.replace(edit, created=False)
+    if read_texts is not None:
+        original = read_texts.pop(path, None)
+        if original is not None and edit.whole_file and edit.before is None and \
+                not edit.created and edit.new is not None:
+            # A numbered read does not show whether the file ended with a newline: take it to
+            # end as the new text does, so the diff shows no change the log cannot show.
+            if edit.new.endswith("\n"):
+                original += "\n"
+            edit = dataclasses.replace(edit, before=original,
+                                       patch=make_diff(edit.path, original, edit.new))
     added, removed = edit_counts(edit)
     return EditRecord(turn, edit, path, added, removed)
+
+
+# A line of a numbered read (Claude Code's Read: "    12→text", older versions a tab).
+_NUMBERED_LINE = re.compile(r" *(\d+)[→\t](.*)")
+
+
+def _numbered_text(turn: Turn) -> str | None:
+    """The whole file a numbered read showed, or None when the log kept only part of it, the
+    lines are not numbered 1, 2, 3 ... to the end, or the read failed."""
+    output = turn.tool_output or ""
+    if not output or turn.output_length > len(output) or turn.is_error or harness_cut(output):
+        return None  # the log kept part of it, the read failed, or the harness cut lines
+    lines = []
+    for number, line in enumerate(output.split("\n"), 1):
+        match = _NUMBERED_LINE.fullmatch(line)
+        if match is None:
+            # What a harness appends after the file (a blank line, a <system-reminder>).
+            if not line.strip() or line.lstrip().startswith("<"):
+                break
+            return None
+        if int(match.group(1)) != number:
+            return None
+        lines.append(match.group(2))
+    if not lines:
+        return None
+    return "\n".join(lines)
 
 
 def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, edits: list,
@@ -623,6 +661,12 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
                     window = _whole_if_shorter(window, turn)
                 if window is not None:
                     read_windows[(turn.index, path)] = window
+                    # Only a file the session has not written: its text is the project's.
+                    text = _numbered_text(turn) if len(turn.paths) == 1 and \
+                        window in (("whole",), (1, None, True)) and \
+                        path not in written.paths(edits, shell_writes) else None
+                    if text is not None:
+                        written.read_texts[path] = text
     elif kind in (ToolKind.SEARCH, ToolKind.LIST):
         explorations.append(turn.index)
     elif kind in (ToolKind.EDIT, ToolKind.WRITE):
@@ -630,11 +674,14 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
             failed_edits.append(turn.index)
         elif turn.edits:
             for edit in turn.edits:
-                edits.append(_edit_record(turn.index, edit, cwd, written.read_paths(reads)))
+                edits.append(_edit_record(turn.index, edit, cwd, written.read_paths(reads),
+                                          written.read_texts))
         elif turn.via_shell or turn.paths:
             # A shell command that wrote files, or an edit the log shows only by its file (an
             # IDE chat pasted as text): a change whose diff is unknown.
             shell_writes.extend((turn.index, relative_path(p, cwd)) for p in turn.paths)
+            for p in turn.paths:
+                written.read_texts.pop(relative_path(p, cwd), None)  # no longer what was read
         elif not turn.paths and _has_new_text(turn):
             # Old exports name no file for an edit; the agent edits what it just read.
             target = _edited_unnamed(reads, request_text)
@@ -916,6 +963,22 @@ class _WrittenNames:
         self._module_edits = 0
         self._read_paths: set[str] = set()
         self._reads = 0
+        # The whole text of each file as the latest full, numbered read showed it (Claude
+        # Code's Read: "     1→line"), dropped when the file is written: the original of a
+        # whole-file write the harness logged without one.
+        self.read_texts: dict[str, str] = {}
+        self._paths: set[str] = set()
+        self._path_edits = self._path_writes = 0
+
+    def paths(self, edits: list, shell_writes: list) -> set[str]:
+        """The project paths the session has written so far (brought up to date from the
+        growing lists)."""
+        for record in edits[self._path_edits:]:
+            self._paths.add(record.path)
+        for _, path in shell_writes[self._path_writes:]:
+            self._paths.add(path)
+        self._path_edits, self._path_writes = len(edits), len(shell_writes)
+        return self._paths
 
     def read_paths(self, reads: list) -> set[str]:
         """The files read so far (brought up to date from the growing read list)."""
