@@ -592,19 +592,21 @@ def _edited_unnamed(reads: list[tuple[int, str]], request_text: str) -> str | No
 
 
 def _edit_record(turn: int, edit: FileEdit, cwd: str | None, read: set[str],
-                 read_texts: dict[str, str] | None = None) -> EditRecord:
+                 read_texts: dict[str, Turn] | None = None) -> EditRecord:
     """An edit as the facts keep it: its project-relative path and line counts. A file written
     whole over one the session had read (`read`: the paths read so far) was rewritten, not
     created, whatever the harness says (Cline's write_to_file logs no original, so every write
     looks new); its original, when the harness logged none, is the text the last full read of
-    it showed (`read_texts`), so the write is measured as the change it made."""
+    it showed (`read_texts`: the last full read of each file), so the write is measured as the
+    change it made."""
     path = relative_path(edit.path, cwd)
     if edit.created and path in read:
         edit = dataclasses.replace(edit, created=False)
     if read_texts is not None:
-        original = read_texts.pop(path, None)
-        if original is not None and edit.whole_file and edit.before is None and \
-                not edit.created and edit.new is not None:
+        last_read = read_texts.pop(path, None)
+        original = _numbered_text(last_read) if last_read is not None and edit.whole_file and \
+            edit.before is None and not edit.created and edit.new is not None else None
+        if original is not None:
             # A numbered read does not show whether the file ended with a newline: take it to
             # end as the new text does, so the diff shows no change the log cannot show.
             if edit.new.endswith("\n"):
@@ -662,11 +664,10 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
                 if window is not None:
                     read_windows[(turn.index, path)] = window
                     # Only a file the session has not written: its text is the project's.
-                    text = _numbered_text(turn) if len(turn.paths) == 1 and \
-                        window in (("whole",), (1, None, True)) and \
-                        path not in written.paths(edits, shell_writes) else None
-                    if text is not None:
-                        written.read_texts[path] = text
+                    # (Parsed only if a write needs it: most reads are never written over.)
+                    if len(turn.paths) == 1 and window in (("whole",), (1, None, True)) and \
+                            path not in written.paths(edits, shell_writes):
+                        written.read_texts[path] = turn
     elif kind in (ToolKind.SEARCH, ToolKind.LIST):
         explorations.append(turn.index)
     elif kind in (ToolKind.EDIT, ToolKind.WRITE):
@@ -963,10 +964,9 @@ class _WrittenNames:
         self._module_edits = 0
         self._read_paths: set[str] = set()
         self._reads = 0
-        # The whole text of each file as the latest full, numbered read showed it (Claude
-        # Code's Read: "     1→line"), dropped when the file is written: the original of a
-        # whole-file write the harness logged without one.
-        self.read_texts: dict[str, str] = {}
+        # The latest full read of each file (Claude Code's Read: "     1→line"), dropped when
+        # the file is written: the original of a whole-file write the harness logged without one.
+        self.read_texts: dict[str, Turn] = {}
         self._paths: set[str] = set()
         self._path_edits = self._path_writes = 0
 
