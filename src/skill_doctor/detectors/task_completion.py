@@ -316,6 +316,13 @@ class _Session:
         self._facts = facts
 
     @cached_property
+    def by_products(self) -> frozenset[int]:
+        """The passing inline test programs (`python - <<'PY'` importing the edited code): what
+        they wrote for themselves (a pickle they read back) was used by them."""
+        return frozenset(c.turn for c in self._facts.checks
+                         if c.passed and inline_program(c.command))
+
+    @cached_property
     def file_runs(self) -> _FileRuns:
         """Built when a request first names a file it changed (most never do)."""
         return _FileRuns(self._facts)
@@ -423,7 +430,7 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
     # written (an answer file read back, a hash file fed to a cracker): the last edit of
     # anything else is the one its checks must follow. A data file written after the checks
     # and never looked at is the unchecked answer.
-    shown = _shown_files(facts, changes, served)
+    shown = _shown_files(facts, changes, served, session.by_products)
     # A scratch file the agent wrote for itself (/tmp/verify.py) is no part of the work: the
     # checks that follow the work's own last edit decide.
     scratch = {p for _, p in changes if _is_scratch(p)}
@@ -494,8 +501,16 @@ class _FileRuns:
 
     def __init__(self, facts: Facts) -> None:
         self.by_name: dict[str, list[tuple[int, str]]] = {}
+        # Only the files a request names can be asked about: one search per command finds
+        # the commands worth splitting.
+        asked = "\n".join(facts.turn(r.turn).content or "" for r in facts.main_requests)
+        names = {p.rsplit("/", 1)[-1] for _, p in facts.changes if p}
+        wanted = sorted(n for n in names if n in asked)
+        if not wanted:
+            return
+        mentions = re.compile("|".join(map(re.escape, wanted)))
         for t in facts.tool_turns:
-            if not t.command or t.kind is not ToolKind.SHELL:
+            if not t.command or t.kind is not ToolKind.SHELL or not mentions.search(t.command):
                 continue
             for segment in command_segments(t.command):
                 words = segment.split()
@@ -532,7 +547,8 @@ def _named_file_left_failing(facts: Facts, request: Request, changes: list, sess
     passed."""
     text = facts.turn(request.turn).content or ""
     for name, edited in _changed_names(changes).items():
-        if "." not in name or not re.search(r"(?<![\w.-])%s(?![\w-])" % re.escape(name), text):
+        if "." not in name or name not in text or \
+                not re.search(r"(?<![\w.-])%s(?![\w-])" % re.escape(name), text):
             continue
         used = session.file_runs.after(name, edited)
         if not used or used[-1][0] not in facts.failed:
@@ -606,7 +622,8 @@ def _is_code(path: str) -> bool:
     return name.endswith(_CODE_SUFFIXES) or name in _CODE_NAMES
 
 
-def _shown_files(facts: Facts, changes: tuple, served: list) -> set[tuple[int, str]]:
+def _shown_files(facts: Facts, changes: tuple, served: list, by_products: frozenset[int]
+                 ) -> set[tuple[int, str]]:
     """The changes of files that are not code (an answer file, a word list, a hash extracted
     for a cracker) which a later call showed or used after they were last written: a read or
     listing of the file (in the same command line or a later call), or a command that named
@@ -622,7 +639,6 @@ def _shown_files(facts: Facts, changes: tuple, served: list) -> set[tuple[int, s
         by_base.setdefault(path.rsplit("/", 1)[-1], []).append(path)
     # What a passing inline test program wrote for itself (a pickle it read back) was used
     # by it: a by-product of the check, not an output of the work waiting for one.
-    by_products = {c.turn for c in facts.checks if c.passed and inline_program(c.command)}
     shown: set[str] = {p for p, t in pending.items() if t in by_products}
     first = min(pending.values())
     for turn in served:
