@@ -1036,7 +1036,11 @@ def _checks_with_by_products(command: str, turn: int, shell_writes: list,
     """Whether an inline Python program that writes files runs the edited code and writes
     only data (`python - <<'PY'` importing the changed package and pickling one of its
     objects to test_lang.bin): a check whose files are by-products, not a change of code."""
-    own = [path for at, path in shell_writes if at == turn]
+    own = []
+    for at, path in reversed(shell_writes):  # this call's writes are the last ones
+        if at != turn:
+            break
+        own.append(path)
     return bool(own) and all(_DATA_FILE.search(path) for path in own) and \
         _imports_changed_code(command, modules)
 

@@ -96,46 +96,46 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
     What it measures: every real user message is classified (see the request ledger: change,
     question, operation such as commit or push, or a follow-up of the request before it), and
-    each main request gets a level from the turns that served it; the worst request bounds
-    the score. A change is done (3) when files changed and the last check that ran after its
-    last edit and before the next change (tests, build, type checker, linter, or a run of the
+    each main request gets a level from the turns that served it; the worst request bounds the
+    score. A change is done (3) when files changed and the last check that ran after its last
+    edit and before the next change (tests, build, type checker, linter, or a run of the
     program; a later check when none ran in between) passed, prose written after the code (a
-    summary, a README section) needing no check of its own; 2 when no
-    check shows it works (documentation and configuration need none, nor does a request that
-    says "don't test"), and 2 too when the request quotes how the file it names is to be
-    built or run (`gcc main.c.rs -o cmain`) and that never ran on the file's final text (what
-    passed ran a copy under another name); 1 when that check still fails (the final message
-    claiming success anyway is called out), when a file the request names failed its last
-    use after its last edit (`conda env create -f environment.yml` failing, the environment
-    then built from another file), or when nothing was changed (0 when it was the session's
-    only request and the session changed nothing at all: nothing useful was delivered; done
-    when the agent looked and its answer finds the change already in place, "the settings
-    file already has Write and Edit in the deny list"). A file that is no code (an answer file, a word list)
-    needs no check of its own once a look at it or a command that used it came
-    after it was written, nor does one an inline test program (`python - <<'PY'` importing
-    the edited code) wrote for itself and passed with. A scratch file the agent wrote for itself (in /tmp) is no part of
-    the work, and a passing run of it does not overturn the project's own test, build or
-    type check failing after the last edit. A change made by commands instead of edits
+    summary, a README section) needing no check of its own; 2 when no check shows it works
+    (documentation and configuration need none, nor does a request that says "don't test"), and
+    2 too when the request quotes how the file it names is to be built or run
+    (`gcc main.c.rs -o cmain`) and that never ran on the file's final text (what passed ran a
+    copy under another name); 1 when that check still fails (the final message claiming success
+    anyway is called out), when a file the request names failed its last use after its last
+    edit (`conda env create -f environment.yml` failing, the environment then built from
+    another file), or when nothing was changed (0 when it was the session's only request and
+    the session changed nothing at all: nothing useful was delivered; done when the agent
+    looked and its answer finds the change already in place, "the settings file already has
+    Write and Edit in the deny list"). A file that is no code (an answer file, a word list)
+    needs no check of its own once a look at it or a command that used it came after it was
+    written, nor does one an inline test program (`python - <<'PY'` importing the edited code)
+    wrote for itself and passed with. A scratch file the agent wrote for itself (in /tmp) is no
+    part of the work, and a passing run of it does not overturn the project's own test, build
+    or type check failing after the last edit. A change made by commands instead of edits
     (packages installed, permissions set, files archived or removed, keys typed into tmux) is
-    judged the same way by the checks after the last of them, or by a look at what they made.
-    A log whose harness keeps every call (Claude Code, Codex ...) and holds none shows no
-    work, whatever its answer says. A question is done (3) when an answer of
-    `min_answer_words` words or more follows it (CJK text counted by characters); 2 when the
-    answer rests on a tool output the harness cut, on calls that were refused, or ends by
-    handing the question back; 1 when it got no answer (0 when it was the session's only
-    request and nothing was changed either: nothing useful was delivered). An operation (commit, push, deploy,
-    install ...) is done when a command that does it ran and succeeded (asked to run the tests,
-    when they ran and gave a verdict, pass or fail); 1 when it failed or never ran. A request
-    is capped at 2 when its closing report says in the agent's own words that part of it was
-    not done ("I was unable to ...", "it is impossible to ...", "falls short of the target",
-    a fallback, "would you like me to try ...", "example values rather than actual results"),
-    when the user had to restate it or said the work was wrong, and at 1 when that came after
-    the last thing the agent did for it; a session the user interrupted at the end, one whose
-    agent left items of its own plan never started, and a headless run that left the server
-    it was asked for in the harness's own background shell (it ends with the run) are capped
-    at 2, and one that broke off mid-work (on a tool call with no answer after it, on a call
-    written out as text, or on a message announcing a next step that never ran) at 1. 0 only
-    when a request got no response at all.
+    judged the same way by the checks after the last of them, or by a look at what they made. A
+    log whose harness keeps every call (Claude Code, Codex ...) and holds none shows no work,
+    whatever its answer says. A question is done (3) when an answer of `min_answer_words` words
+    or more follows it (CJK text counted by characters); 2 when the answer rests on a tool
+    output the harness cut, on calls that were refused, or ends by handing the question back; 1
+    when it got no answer (0 when it was the session's only request and nothing was changed
+    either: nothing useful was delivered). An operation (commit, push, deploy, install ...) is
+    done when a command that does it ran and succeeded (asked to run the tests, when they ran
+    and gave a verdict, pass or fail); 1 when it failed or never ran. A request is capped at 2
+    when its closing report says in the agent's own words that part of it was not done ("I was
+    unable to ...", "it is impossible to ...", "falls short of the target", a fallback, "would
+    you like me to try ...", "example values rather than actual results"), when the user had to
+    restate it or said the work was wrong, and at 1 when that came after the last thing the
+    agent did for it; a session the user interrupted at the end, one whose agent left items of
+    its own plan never started, and a headless run that left the server it was asked for in the
+    harness's own background shell (it ends with the run) are capped at 2, and one that broke
+    off mid-work (on a tool call with no answer after it, on a call written out as text, or on
+    a message announcing a next step that never ran) at 1. 0 only when a request got no
+    response at all.
 
     Why it matters: a session that ends without what was asked, or without evidence that it
     works, leaves the user to finish or verify the work by hand.
