@@ -968,16 +968,18 @@ class _WrittenNames:
         # the file is written: the original of a whole-file write the harness logged without one.
         self.read_texts: dict[str, Turn] = {}
         self._paths: set[str] = set()
-        self._path_edits = self._path_writes = 0
+
+    def _catch_up(self, edits: list, shell_writes: list) -> None:
+        """Bring the written paths and their base names up to date from the growing lists."""
+        new = [e.path for e in edits[self._edits:]] + [p for _, p in shell_writes[self._writes:]]
+        for path in new:
+            self._paths.add(path)
+            self.names.add(posixpath.basename(path))
+        self._edits, self._writes = len(edits), len(shell_writes)
 
     def paths(self, edits: list, shell_writes: list) -> set[str]:
-        """The project paths the session has written so far (brought up to date from the
-        growing lists)."""
-        for record in edits[self._path_edits:]:
-            self._paths.add(record.path)
-        for _, path in shell_writes[self._path_writes:]:
-            self._paths.add(path)
-        self._path_edits, self._path_writes = len(edits), len(shell_writes)
+        """The project paths the session has written so far."""
+        self._catch_up(edits, shell_writes)
         return self._paths
 
     def read_paths(self, reads: list) -> set[str]:
@@ -998,17 +1000,15 @@ class _WrittenNames:
         return self._modules
 
     def of(self, edits: list, shell_writes: list) -> set[str]:
-        self.names.update(posixpath.basename(e.path) for e in edits[self._edits:])
-        self.names.update(posixpath.basename(p) for _, p in shell_writes[self._writes:])
-        self._edits, self._writes = len(edits), len(shell_writes)
+        """The base names of the files the session has written so far."""
+        self._catch_up(edits, shell_writes)
         return self.names
 
 
 # The code of an inline program (`python -c "..."`) and the modules it imports.
 _INLINE_CODE = re.compile(r"^python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-c\s+(.+)", re.S)
-# A program given on standard input: `python - <<'PY'`, its lines up to the closing word.
-_HEREDOC_CODE = re.compile(r"(?:^|[;&|]\s*)python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-?\s*<<-?\s*"
-                           r"['\"]?(\w+)['\"]?[^\n]*\n(.*?)^\s*\1\s*$", re.S | re.M)
+# Python reading its program from a here-document: `python - <<'PY'`, `python3 <<EOF`.
+_STDIN_PYTHON = re.compile(r"(?:^|[;&|]\s*)python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-?\s*<<")
 _IMPORTS = re.compile(r"(?:^|[;\s(\"'])(?:import|from)\s+([A-Za-z_]\w*)")
 
 
@@ -1020,14 +1020,22 @@ def _imports_changed_code(command: str, modules: set[str]) -> bool:
         match = _INLINE_CODE.match(segment)
         if match and any(name in modules for name in _IMPORTS.findall(match.group(1))):
             return True
-    return any(name in modules for match in _HEREDOC_CODE.finditer(command)
-               for name in _IMPORTS.findall(match.group(2)))
+    return any(name in modules for body in _stdin_programs(command)
+               for name in _IMPORTS.findall(body))
+
+
+def _stdin_programs(command: str) -> list[str]:
+    """The Python programs a command line gives on standard input (`python - <<'PY' ... PY`)."""
+    if "<<" not in command:
+        return []
+    return [bodies[0] for line, bodies in tools.split_heredocs(tools.unwrap_shell(command))
+            if bodies and _STDIN_PYTHON.search(line)]
 
 
 def inline_program(command: str) -> bool:
     """Whether a command runs a Python program written on its own line (`python -c "..."`,
     `python - <<'PY' ... PY`) rather than a file."""
-    return bool(_HEREDOC_CODE.search(command)) or any(
+    return bool(_stdin_programs(command)) or any(
         _INLINE_CODE.match(segment) for segment in command_segments(command))
 
 

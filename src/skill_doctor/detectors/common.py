@@ -150,6 +150,13 @@ _SYNONYMS = {"which": "locate", "whereis": "locate", "type": "locate", "command"
 _LOOKING = {"cd", "echo", "printf", "true", "sleep", "set", "export", "source", "."}
 
 
+def program_name(word: str) -> str:
+    """A command's program as one name, whatever its path, quotes or synonym
+    (`/usr/bin/python3` and `python` are both `python`)."""
+    program = posixpath.basename(word.strip("'\""))
+    return _SYNONYMS.get(program, program)
+
+
 @functools.lru_cache(maxsize=8192)
 def operation_key(command: str) -> str:
     """What a command line does, as "program subcommand target": two attempts at the same
@@ -161,8 +168,7 @@ def operation_key(command: str) -> str:
             continue
         if words[0] == "command" and len(words) > 1 and words[1] == "-v":
             words = ["which"] + words[2:]
-        program = posixpath.basename(words[0].strip("'\""))
-        program = _SYNONYMS.get(program, program)
+        program = program_name(words[0])
         rest = [w.strip("'\"") for w in words[1:] if not w.startswith("-") and "=" not in w[:1]]
         parts = [program]
         if program in _SUBCOMMAND_PROGRAMS and rest:

@@ -69,10 +69,6 @@ def masked_output(output: str) -> str:
     return _MOVING_NUMBERS.sub("#", output.strip())
 
 
-def _outcome(turn: Turn) -> str:
-    return masked_output(turn.tool_output or "")
-
-
 _EMPTY_SEARCH = re.compile(r"^\s*(no files found|no matches found|found 0 |0 matches|no results)", re.I)
 
 
@@ -220,7 +216,8 @@ def _find_episodes(facts: Facts, params: Mapping[str, Any]) -> list[_Episode]:
                 # duration that moved does not make it another failure).
                 changed = t.index in checks_by_turn and bisect.bisect_left(
                     code_edit_turns, first.index) < bisect.bisect_left(code_edit_turns, t.index) \
-                    and _outcome(first) != _outcome(t)
+                    and masked_output(first.tool_output or "") != \
+                    masked_output(t.tool_output or "")
                 if not changed:
                     add(key, request, first, t, "same_error")
             elif error:

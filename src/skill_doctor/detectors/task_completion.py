@@ -15,7 +15,8 @@ from ..model import Role, ToolKind
 from ..text import CaselessPattern, harness_cut, sentences
 from ..tools import _SHELL_LISTERS, _SHELL_READERS, _SHELL_SEARCHERS, looked_at
 from ._base import Evidence, Measurement, detector
-from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, final_python_texts, parse_python, runs_one_of
+from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, final_python_texts, parse_python, \
+    program_name, runs_one_of
 
 
 _CLAIMS_SUCCESS = re.compile(
@@ -488,11 +489,6 @@ _HANDLERS = _SHELL_READERS | _SHELL_SEARCHERS | _SHELL_LISTERS | {
 _PROGRAM = re.compile(r"^[\w./+-]+$")
 
 
-def _program(word: str) -> str:
-    """A program's name, its version left out (`/usr/bin/python3.11` -> `python`)."""
-    return re.sub(r"[\d.]+$", "", word.rsplit("/", 1)[-1]) or word
-
-
 class _FileRuns:
     """The shell commands that ran a program on a file, by the file's name, in session order:
     (turn, program) for every command segment that gives the file to a program that uses it
@@ -516,8 +512,8 @@ class _FileRuns:
                 words = segment.split()
                 if len(words) < 2 or not _PROGRAM.match(words[0]):
                     continue
-                program = _program(words[0])
-                if words[0].rsplit("/", 1)[-1] in _HANDLERS:
+                program = program_name(words[0])
+                if program in _HANDLERS:
                     continue
                 for name in {w.rsplit("/", 1)[-1] for w in words[1:] if _FILE_OPERAND.match(w)}:
                     runs = self.by_name.setdefault(name, [])
@@ -573,10 +569,10 @@ def _requested_check_not_run(facts: Facts, request: Request, changes: list, sess
             # alone runs it); a compiler or an interpreter is run on the file itself.
             if not words or classify_check(segment) not in ("build", "run"):
                 continue
-            program = _program(words[0])
+            program = program_name(words[0])
             files = [n for n in (w.rsplit("/", 1)[-1] for w in words[1:] if _FILE_OPERAND.match(w))
                      if n in last_edit]
-            if program.startswith(".") or not files:
+            if not files:
                 continue
             name = files[0]
             runs = session.file_runs.after(name, last_edit[name])

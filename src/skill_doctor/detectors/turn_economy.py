@@ -118,10 +118,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
     for turn, _path, _earlier in facts.repeated_reads:
         avoidable.setdefault(turn, "repeated_reads")
-    for index in _repeated_runs(facts, tools):
-        avoidable.setdefault(index, "repeated_runs")
-    for index in _repeated_lookups(facts, tools):
-        avoidable.setdefault(index, "repeated_lookups")
+    for index, cause in _repeated_results(facts, tools):
+        avoidable.setdefault(index, cause)
 
     streak: list[int] = []
     for t in tools:
@@ -169,48 +167,39 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     return Measurement(share, tuple(evidence), summary, _ranked_causes(causes, _CAUSES))
 
 
-def _repeated_lookups(facts: Facts, tools: list) -> list[int]:
-    """Listings and searches that gave the same answer as the same call earlier, with no file
-    changed between (`ls -F` twice): the second could tell nothing new."""
+def _repeated_results(facts: Facts, tools: list) -> list[tuple[int, str]]:
+    """Calls that could tell nothing new, with no file changed since the same call last ran
+    (a run after a change shows whether the change did anything):
+    - `repeated_lookups`: a listing or search that gave the same answer as the same call
+      earlier (`ls -F` twice);
+    - `repeated_runs`: a command that printed what its last run printed, timings, line
+      numbers and addresses aside (`./mystery` rerun for the checksum it printed before)."""
     changed = {r.turn for r in facts.edits} | {turn for turn, _ in facts.shell_writes}
-    seen: set[tuple] = set()
-    found: list[int] = []
+    seen: set[tuple] = set()  # listings and searches since the last change, with their answer
+    last_output: dict[str, str] = {}  # by command: its last output since the last change
+    found: list[tuple[int, str]] = []
     for t in tools:
         if t.index in changed:
             seen.clear()
-        if t.kind not in (ToolKind.SEARCH, ToolKind.LIST) or not (t.tool_output or "").strip():
-            continue
-        key = (t.tool_name, t.command or repr(sorted((t.tool_input or {}).items())),
-               t.tool_output)
-        if key in seen:
-            found.append(t.index)
-        seen.add(key)
-    return found
-
-
-def _repeated_runs(facts: Facts, tools: list) -> list[int]:
-    """Commands run again that printed what their last run printed (timings, line numbers
-    and addresses aside), with no file changed between: the program was run again to learn
-    what the session already showed (`./mystery` rerun for the checksum it printed before)."""
-    changed = {r.turn for r in facts.edits} | {turn for turn, _ in facts.shell_writes}
-    last_output: dict[str, str] = {}  # by command: its last output
-    found: list[int] = []
-    for t in tools:
-        if t.index in changed:
-            last_output.clear()  # a run after a change shows whether the change did anything
-        if t.kind is not ToolKind.SHELL or not t.command:
-            continue
+            last_output.clear()
         output = t.tool_output or ""  # held as it is: no copy of every output
-        if len(output) < 20:
-            continue  # a silent or one-word result tells little either way
-        key = " ".join(t.command.split())
-        before = last_output.get(key)
-        # Masked only when the command ran before and printed something else: most commands
-        # run once.
-        if before is not None and (before == output
-                                   or masked_output(before) == masked_output(output)):
-            found.append(t.index)
-        last_output[key] = output
+        if t.kind in (ToolKind.SEARCH, ToolKind.LIST):
+            if not output.strip():
+                continue
+            key = (t.tool_name, t.command or repr(sorted((t.tool_input or {}).items())), output)
+            if key in seen:
+                found.append((t.index, "repeated_lookups"))
+            seen.add(key)
+        elif t.kind is ToolKind.SHELL and t.command and len(output) >= 20:
+            # (a silent or one-word result tells little either way)
+            command = " ".join(t.command.split())
+            before = last_output.get(command)
+            # Masked only when the command ran before and printed something else: most
+            # commands run once.
+            if before is not None and (before == output
+                                       or masked_output(before) == masked_output(output)):
+                found.append((t.index, "repeated_runs"))
+            last_output[command] = output
     return found
 
 
