@@ -219,7 +219,7 @@ def test_a_printed_failure_fails_a_shell_call_whose_exit_code_is_not_logged(outp
     # Where the harness logged the exit code, the exit code decides, unless all the call
     # printed is a missing program: a pipe's last program gave its 0 (`strings f | head`).
     only_missing = output in PRINTED_FAILURES[:2]
-    assert facts.tool_failed(replace(call, exit_code=0)) is only_missing
+    assert facts.tool_failed(call.replace(exit_code=0)) is only_missing
 
 
 @pytest.mark.parametrize("output", PRINTED_SUCCESSES)

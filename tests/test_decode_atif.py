@@ -50,7 +50,7 @@ def _with_request(stream: Transcript, atif: Transcript) -> Transcript:
     request = [x for x in atif.turns if x.role is Role.USER and x.meta is None][:1]
     turns = request + [x for x in stream.turns if x.meta != "request-unknown"]
     return dataclasses.replace(stream, turns=tuple(
-        dataclasses.replace(x, index=i) for i, x in enumerate(turns, start=1)))
+        x.replace(index=i) for i, x in enumerate(turns, start=1)))
 
 
 def _signature(t: Transcript) -> list[tuple]:

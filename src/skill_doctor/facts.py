@@ -10,7 +10,6 @@ facts, never raw harness JSON, so a rule works the same for every harness.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import posixpath
 import re
@@ -601,7 +600,7 @@ def _edit_record(turn: int, edit: FileEdit, cwd: str | None, read: set[str],
     change it made."""
     path = relative_path(edit.path, cwd)
     if edit.created and path in read:
-        edit = dataclasses.replace(edit, created=False)
+        edit = edit.replace(created=False)
     if read_texts is not None:
         last_read = read_texts.pop(path, None)
         original = _numbered_text(last_read) if last_read is not None and edit.whole_file and \
@@ -611,8 +610,7 @@ def _edit_record(turn: int, edit: FileEdit, cwd: str | None, read: set[str],
             # end as the new text does, so the diff shows no change the log cannot show.
             if edit.new.endswith("\n"):
                 original += "\n"
-            edit = dataclasses.replace(edit, before=original,
-                                       patch=make_diff(edit.path, original, edit.new))
+            edit = edit.replace(before=original, patch=make_diff(edit.path, original, edit.new))
     added, removed = edit_counts(edit)
     return EditRecord(turn, edit, path, added, removed)
 

@@ -34,7 +34,9 @@ class ToolKind(str, Enum):
     OTHER = "other"
 
 
-@dataclass(frozen=True, slots=True)
+_set = object.__setattr__
+
+
 class FileEdit:
     """One change to one file made by a tool turn, as a unified diff (parsable by unidiff).
 
@@ -46,27 +48,92 @@ class FileEdit:
     into an empty text (a new file, a file written whole from nothing known): that diff is
     every line of `new` again, so it is built when asked for (`diff`) instead of being held
     beside `new` for the whole run.
+
+    Read-only. In a long session its texts may live in the spill file (see `spill`); an int
+    in place of a text is its place there, and the properties read it back.
     """
 
+    __slots__ = ("path", "_patch", "_old", "_new", "_before", "_after", "created", "deleted",
+                 "whole_file", "_spill")
+
     path: str
-    patch: str | None
-    old: str | None = None
-    new: str | None = None
-    before: str | None = None
-    after: str | None = None
-    created: bool = False
-    deleted: bool = False
-    whole_file: bool = False  # the tool wrote the whole file rather than a region of it
+    created: bool
+    deleted: bool
+    whole_file: bool  # the tool wrote the whole file rather than a region of it
+
+    def __init__(self, path: str, patch: str | int | None, old: str | int | None = None,
+                 new: str | int | None = None, before: str | int | None = None,
+                 after: str | int | None = None, created: bool = False, deleted: bool = False,
+                 whole_file: bool = False, spill: Any = None) -> None:
+        _set(self, "path", path)
+        _set(self, "_patch", patch)
+        _set(self, "_old", old)
+        _set(self, "_new", new)
+        _set(self, "_before", before)
+        _set(self, "_after", after)
+        _set(self, "created", created)
+        _set(self, "deleted", deleted)
+        _set(self, "whole_file", whole_file)
+        _set(self, "_spill", spill)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"FileEdit is read-only (use replace): cannot set {name}")
+
+    def _text(self, value: str | int | None) -> str | None:
+        return self._spill.text(value) if type(value) is int else value
+
+    patch = property(lambda self: self._text(self._patch))
+    old = property(lambda self: self._text(self._old))
+    new = property(lambda self: self._text(self._new))
+    before = property(lambda self: self._text(self._before))
+    after = property(lambda self: self._text(self._after))
 
     @property
     def diff(self) -> str:
-        if self.patch is not None:
-            return self.patch
+        patch = self.patch
+        if patch is not None:
+            return patch
         from .diffs import make_diff  # diffs builds FileEdits, so it imports this module
         return make_diff(self.path, "", self.new or "", created=self.created)
 
+    def replace(self, **changes: Any) -> "FileEdit":
+        """A copy with some fields changed; texts still in the spill file stay there."""
+        fields = {name.lstrip("_"): getattr(self, name) for name in FileEdit.__slots__}
+        fields.update(changes)
+        return FileEdit(**fields)
 
-@dataclass(frozen=True, slots=True)
+    def spilled(self, spill: Any, min_chars: int) -> "FileEdit":
+        """This edit with its texts of `min_chars` or more moved to `spill` (see `spill`)."""
+        fields = {name.lstrip("_"): getattr(self, name) for name in FileEdit.__slots__}
+        for name in ("patch", "old", "new", "before", "after"):
+            value = fields[name]
+            if type(value) is str and len(value) >= min_chars:
+                fields[name] = spill.put_text(value)
+        fields["spill"] = spill
+        return FileEdit(**fields)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FileEdit):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _EDIT_FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, like the texts it holds
+
+    def __repr__(self) -> str:
+        return "FileEdit(" + ", ".join(f"{name}={getattr(self, name)!r}"
+                                       for name in _EDIT_FIELDS) + ")"
+
+    def __getstate__(self) -> dict[str, Any]:  # a pickled edit carries its texts, not places
+        return {name: getattr(self, name) for name in _EDIT_FIELDS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        FileEdit.__init__(self, **state)
+
+
+_EDIT_FIELDS = ("path", "patch", "old", "new", "before", "after", "created", "deleted",
+                "whole_file")
+
+
 class Turn:
     """One step of the session: a user message, an assistant message, or a tool call with its result.
 
@@ -74,28 +141,100 @@ class Turn:
     `meta` is None for real content; otherwise it names the kind of injected or harness-made
     text (e.g. "system-reminder", "command", "compaction", "interrupt") so it is kept but
     never mistaken for what the user asked.
+
+    A turn is read-only. Its message text, tool input and the texts of its edits may live in
+    the session's spill file (see `spill`: a long session's decoder puts them there as it
+    goes); they read the same either way, through properties.
     """
+
+    __slots__ = ("index", "role", "_content", "tool_name", "_tool_input", "tool_output",
+                 "is_error", "exit_code", "timestamp", "line", "column", "meta", "kind", "paths",
+                 "edits", "output_length", "via_shell", "command", "_spill")
 
     index: int
     role: Role
-    content: str = ""
-    tool_name: str | None = None
-    tool_input: Mapping[str, Any] | None = None
-    tool_output: str | None = None
-    is_error: bool = False
-    exit_code: int | None = None
-    timestamp: str | None = None
-    line: int = 0
-    column: int = 1
-    meta: str | None = None
-    kind: ToolKind | None = None
-    paths: tuple[str, ...] = ()
-    edits: tuple[FileEdit, ...] = ()
-    output_length: int = 0  # full length of the tool output, even when only head and tail are kept
-    via_shell: bool = False  # the call ran a shell command (whatever kind of work it did)
+    tool_name: str | None
+    tool_output: str | None
+    is_error: bool
+    exit_code: int | None
+    timestamp: str | None
+    line: int
+    column: int
+    meta: str | None
+    kind: ToolKind | None
+    paths: tuple[str, ...]
+    edits: tuple[FileEdit, ...]
+    output_length: int  # full length of the tool output, even when only head and tail are kept
+    via_shell: bool  # the call ran a shell command (whatever kind of work it did)
     # The command line a shell call ran (argv lists joined, `bash -lc` unwrapped), taken from
     # the full input before it was bounded; None for other calls.
-    command: str | None = None
+    command: str | None
+
+    def __init__(self, index: int, role: Role, content: str | int = "",
+                 tool_name: str | None = None,
+                 tool_input: Mapping[str, Any] | int | None = None,
+                 tool_output: str | None = None, is_error: bool = False,
+                 exit_code: int | None = None, timestamp: str | None = None, line: int = 0,
+                 column: int = 1, meta: str | None = None, kind: ToolKind | None = None,
+                 paths: tuple[str, ...] = (), edits: tuple[FileEdit, ...] = (),
+                 output_length: int = 0, via_shell: bool = False, command: str | None = None,
+                 spill: Any = None) -> None:
+        # An int in place of the content or the input is its place in `spill`.
+        _set(self, "index", index)
+        _set(self, "role", role)
+        _set(self, "_content", content)
+        _set(self, "tool_name", tool_name)
+        _set(self, "_tool_input", tool_input)
+        _set(self, "tool_output", tool_output)
+        _set(self, "is_error", is_error)
+        _set(self, "exit_code", exit_code)
+        _set(self, "timestamp", timestamp)
+        _set(self, "line", line)
+        _set(self, "column", column)
+        _set(self, "meta", meta)
+        _set(self, "kind", kind)
+        _set(self, "paths", paths)
+        _set(self, "edits", edits)
+        _set(self, "output_length", output_length)
+        _set(self, "via_shell", via_shell)
+        _set(self, "command", command)
+        _set(self, "_spill", spill)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Turn is read-only (use replace): cannot set {name}")
+
+    @property
+    def content(self) -> str:
+        value = self._content
+        return value if type(value) is str else self._spill.text(value)
+
+    @property
+    def tool_input(self) -> Mapping[str, Any] | None:
+        value = self._tool_input
+        return self._spill.value(value) if type(value) is int else value
+
+    def replace(self, **changes: Any) -> "Turn":
+        """A copy with some fields changed (the turn itself stays as it is)."""
+        # Texts still in the spill file stay there: the copy keeps their places.
+        fields = {name.lstrip("_"): getattr(self, name) for name in Turn.__slots__}
+        fields.update(changes)
+        return Turn(**fields)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _SHOWN if
+                          getattr(self, name) not in (None, "", (), False, 0) or name == "index")
+        return f"Turn({shown})"
+
+    def __getstate__(self) -> dict[str, Any]:  # a pickled turn carries its texts, not a place
+        return {name: getattr(self, name) for name in _SHOWN}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        Turn.__init__(self, **state)
+
+
+_SHOWN = ("index", "role", "content", "tool_name", "tool_input", "tool_output", "is_error",
+          "exit_code", "timestamp", "line", "column", "meta", "kind", "paths", "edits",
+          "output_length", "via_shell", "command")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 import orjson
 
-from .. import tools
+from .. import spill as spill_mod, tools
 from ..model import FileEdit, ParseProblem, Role, ToolKind, Transcript, Turn, Usage
 from ..text import OUTPUT_CHARS, SMALL_CHARS, clip, clip_output, clip_small, cut
 
@@ -23,6 +23,10 @@ _LIST_ITEMS = 64  # items kept of a list inside a tool input
 _SKIP_KEY_CHARS = 80
 _NOTE_CHARS = 400
 _COMMAND_KEYS = ("command", "cmd")
+# Once the turns so far hold this many characters of message text, tool input and edits, the
+# rest of the session's such texts go to a spill file (see `spill`) instead of memory: a
+# session of a few megabytes never makes one, a gigabyte session's memory stays flat.
+SPILL_AFTER_CHARS = 16 * 2**20
 
 
 def compact(value: Any, key: str | None = None, depth: int = 0) -> Any:
@@ -104,6 +108,9 @@ class TranscriptBuilder:
         self._session_starts: list[tuple[dict[str, Any] | None, str | None, str | None]] = []
         self.not_started: str | None = None  # why the agent never ran, when the log says
         self.headless = False  # a run no one took part in (see Transcript.headless)
+        self._held_chars = 0  # texts held in memory by the turns so far (until they spill)
+        self._spill: spill_mod.Spill | None = None
+        self._spill_failed = False
 
     # -- what decoders call -------------------------------------------------------------
 
@@ -225,6 +232,11 @@ class TranscriptBuilder:
     def has_open_call(self, call_id: str) -> bool:
         return call_id in self._open_calls
 
+    def open_call_name(self, call_id: str | None) -> str | None:
+        """The tool name of the call still waiting for the result with this id."""
+        draft = self._open_calls.get(call_id) if call_id else None
+        return None if draft is None else draft["tool_name"]
+
     def session_start(self, session_id: str | None = None, started_at: str | None = None) -> None:
         """A new session begins here (files that append sessions: Aider, SpecStory, Gemini).
 
@@ -274,7 +286,7 @@ class TranscriptBuilder:
             draft.pop("merge_key", None)
             if draft["role"] is Role.TOOL and "kind" not in draft:
                 self._finish_tool(draft)
-            turns.append(Turn(index=index, **draft))
+            turns.append(Turn(index=index, spill=self._spill, **draft))
             drafts[index - 1] = None  # free each draft as its Turn is made: bounded peak memory
         self._turns = []
         if self._open_calls:
@@ -316,6 +328,11 @@ class TranscriptBuilder:
 
     def _add(self, **fields: Any) -> dict[str, Any]:
         self.seen_time(fields.get("timestamp"))
+        content = fields.get("content")
+        if content:
+            self._held_chars += len(content)
+        if self._turns and self._spilling():
+            self._spill_content(self._turns[-1])  # no later piece can join it now
         self._turns.append(fields)
         if self._session_starts and self._session_starts[-1][0] is None:
             # The sessions announced since the last turn: the latest one owns this turn.
@@ -355,6 +372,10 @@ class TranscriptBuilder:
         elif edits:
             edits = self._keep_ends(turn, [self._share_text(edit) for edit in edits])
         turn.update(kind=kind, paths=paths, edits=edits, tool_input=compact(tool_input))
+        self._held_chars += len(turn.get("tool_output") or "") + sum(
+            len(e.new or "") + len(e.after or "") + len(e.before or "") for e in edits)
+        if self._spilling():
+            self._spill_tool(turn)
 
     def _keep_ends(self, turn: dict[str, Any], edits: list[FileEdit]) -> tuple[FileEdit, ...]:
         """Whole-file texts kept only where they are read: the text a file had before its
@@ -368,11 +389,11 @@ class TranscriptBuilder:
             earlier = self._latest_edit.get(edit.path)
             if earlier is not None:
                 if edit.before is not None and not edit.whole_file:
-                    edit = replace(edit, before=None)
+                    edit = edit.replace(before=None)
                 draft, at = earlier
                 owner = edits if draft is turn else list(draft["edits"])
                 if owner[at].after is not None:
-                    owner[at] = replace(owner[at], after=None)
+                    owner[at] = owner[at].replace(after=None)
                     if draft is not turn:
                         draft["edits"] = tuple(owner)
             edits[position] = edit
@@ -388,10 +409,61 @@ class TranscriptBuilder:
         previous = self._last_text.get(edit.path)
         if edit.before is not None and previous is not None and edit.before is not previous \
                 and len(edit.before) == len(previous) and edit.before == previous:
-            edit = replace(edit, before=previous)
+            edit = edit.replace(before=previous)
         if edit.after is not None:
             self._last_text[edit.path] = edit.after
         return edit
 
     def _notes_once(self, message: str) -> None:
         self.note(message)
+
+    # -- the spill file (see `spill`) ------------------------------------------------------
+
+    def _spilling(self) -> bool:
+        """Whether texts go to the spill file from now on (it is opened, and every finished
+        turn so far spilled, the first time the turns hold too much)."""
+        if self._spill is not None:
+            return True
+        if self._held_chars < SPILL_AFTER_CHARS or self._spill_failed:
+            return False
+        self._spill = spill_mod.open_spill()
+        if self._spill is None:
+            self._spill_failed = True
+            return False
+        for draft in self._turns[:-1]:
+            self._spill_content(draft)
+            if "kind" in draft:
+                self._spill_tool(draft)
+        return True
+
+    def _spill_content(self, draft: dict[str, Any]) -> None:
+        content = draft.get("content")
+        if type(content) is str and len(content) >= spill_mod.SPILL_MIN_CHARS:
+            draft["content"] = self._put(content, self._spill.put_text)
+
+    def _spill_tool(self, draft: dict[str, Any]) -> None:
+        """A finished call's input and the texts of its edits to the spill file (its output,
+        read on every pass of grading, stays)."""
+        tool_input = draft.get("tool_input")
+        if type(tool_input) is dict and sum(
+                len(v) if type(v) is str else 64 for v in tool_input.values()) \
+                >= spill_mod.SPILL_MIN_CHARS:
+            draft["tool_input"] = self._put(tool_input, self._spill.put_value)
+        edits = draft.get("edits")
+        if edits and not self._spill_failed:
+            try:
+                draft["edits"] = tuple(e.spilled(self._spill, spill_mod.SPILL_MIN_CHARS)
+                                       for e in edits)
+            except OSError:
+                self._spill_failed = True
+
+    def _put(self, value: Any, put: Callable[[Any], int]) -> Any:
+        """The value's place in the spill file, or the value itself when the file cannot
+        take it (the disk is full): it stays in memory, and so do later ones."""
+        if self._spill_failed:
+            return value
+        try:
+            return put(value)
+        except OSError:
+            self._spill_failed = True
+            return value

@@ -16,6 +16,7 @@ those are dropped.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -133,8 +134,7 @@ def _web_records(stream: BinaryIO, b: TranscriptBuilder):
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     b = TranscriptBuilder(str(path), HARNESS)
     b.drop_unanswered_calls = True
-    seen_uuids: set[tuple[str, tuple]] = set()
-    tool_names: dict[str, str] = {}
+    seen_uuids: set[bytes] = set()
     subagent_file: bool | None = None
     headless = False
     head = stream.read(256)
@@ -163,7 +163,9 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
         if isinstance(uuid, str):
             # Resumed sessions copy earlier lines verbatim; but some stream-json versions give
             # every content block of one message the message's uuid, so the key names the block.
-            key = (uuid, _blocks_key(rec.get("message")))
+            # Held as a digest: a gigabyte session has half a million lines to remember.
+            key = hashlib.blake2b(f"{uuid}\0{_blocks_key(rec.get('message'))}".encode(
+                "utf-8", "surrogatepass"), digest_size=16).digest()
             if key in seen_uuids:
                 b.skip("duplicate")
                 continue
@@ -204,9 +206,9 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
         ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
         b.seen_time(ts)
         if kind == "assistant":
-            _assistant(b, rec, message, lineno, ts, tool_names)
+            _assistant(b, rec, message, lineno, ts)
         else:
-            _user(b, rec, message, lineno, ts, tool_names)
+            _user(b, rec, message, lineno, ts)
     b.headless = headless
     if headless and not b.has_request:
         # `claude -p '...'` takes the request on its command line and writes no user record.
@@ -231,8 +233,8 @@ def _blocks_key(message: Any) -> tuple:
             len(text) if isinstance(text, str) else 0)
 
 
-def _assistant(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: str | None,
-               tool_names: dict[str, str]) -> None:
+def _assistant(b: TranscriptBuilder, rec: dict, message: dict, lineno: int,
+               ts: str | None) -> None:
     model = message.get("model")
     synthetic = model == "<synthetic>" or rec.get("isApiErrorMessage")
     if isinstance(model, str) and not synthetic:
@@ -262,8 +264,6 @@ def _assistant(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: 
         elif btype in ("tool_use", "server_tool_use"):
             call_id = block.get("id") if isinstance(block.get("id"), str) else None
             name = str(block.get("name") or "unknown")
-            if call_id:
-                tool_names[call_id] = name
             b.tool_call(call_id, name, block.get("input"), line=lineno, timestamp=ts)
         elif btype in ("thinking", "redacted_thinking"):
             b.skip("thinking")
@@ -309,8 +309,7 @@ def result_outcome(name: str, output: str, is_error: bool,
     return is_error, exit_code, result
 
 
-def _user(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: str | None,
-          tool_names: dict[str, str]) -> None:
+def _user(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: str | None) -> None:
     content = message.get("content")
     structured = rec.get("toolUseResult", rec.get("tool_use_result"))
     if isinstance(content, str):
@@ -328,7 +327,7 @@ def _user(b: TranscriptBuilder, rec: dict, message: dict, lineno: int, ts: str |
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
             output = tool_output(result_text(block.get("content")))
             is_error, exit_code, result = result_outcome(
-                tool_names.get(call_id or "", ""), output, bool(block.get("is_error")), structured)
+                b.open_call_name(call_id) or "", output, bool(block.get("is_error")), structured)
             b.tool_result(call_id, output, is_error=is_error, exit_code=exit_code, result=result,
                           line=lineno, timestamp=ts)
         elif btype == "text":

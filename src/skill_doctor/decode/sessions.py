@@ -41,7 +41,7 @@ def split(transcript: Transcript) -> list[Transcript]:
     own_ids = all(ids) and len(set(ids)) == count
     out = []
     for number, (part, sid, started) in enumerate(segments, start=1):
-        renumbered = tuple(dataclasses.replace(t, index=i) for i, t in enumerate(part, start=1))
+        renumbered = tuple(t.replace(index=i) for i, t in enumerate(part, start=1))
         stamps = sorted(s for s in [started, *(t.timestamp for t in part)] if s)
         last = number == count
         out.append(dataclasses.replace(

@@ -1,0 +1,72 @@
+"""Where a long session's turn texts wait while it is graded: an unnamed temporary file.
+
+A session of a gigabyte holds a few hundred megabytes of message text, tool inputs and edits
+even with every tool output clipped to head and tail. Most of it is read once or twice while
+grading (a message's wording, an edit's text), so holding it all in memory buys nothing: the
+decoder writes such texts here as it goes and a turn keeps their place (`Handle`), reading
+them back with one `pread` when asked. Texts that are read on every pass (commands, tool
+outputs) and short texts stay in memory.
+
+The file is created unlinked (nothing is left behind, whatever happens to the process), in
+the system's temporary folder (TMPDIR), readable by the user alone. When it cannot be made or
+written (a full disk, a read-only temporary folder) texts simply stay in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+from typing import Any
+
+# Below this many characters a text costs less in memory than its place in the file would.
+SPILL_MIN_CHARS = 96
+_LENGTH_BITS = 32
+
+
+class Spill:
+    """An append-only file of texts and values, read back by place."""
+
+    __slots__ = ("_file", "_fd", "_end")
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="skill-doctor-")
+        self._fd = self._file.fileno()
+        self._end = 0
+
+    def _put(self, data: bytes) -> int:
+        written = os.pwrite(self._fd, data, self._end)
+        if written != len(data):
+            raise OSError("short write to the spill file")
+        handle = (self._end << _LENGTH_BITS) | len(data)
+        self._end += len(data)
+        return handle
+
+    def _get(self, handle: int) -> bytes:
+        length = handle & ((1 << _LENGTH_BITS) - 1)
+        return os.pread(self._fd, length, handle >> _LENGTH_BITS)
+
+    def put_text(self, text: str) -> int:
+        # surrogatepass: hostile logs carry lone surrogates, and they must come back as they were.
+        return self._put(text.encode("utf-8", "surrogatepass"))
+
+    def text(self, handle: int) -> str:
+        return self._get(handle).decode("utf-8", "surrogatepass")
+
+    def put_value(self, value: Any) -> int:
+        return self._put(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+
+    def value(self, handle: int) -> Any:
+        # Only what this process wrote is ever read back; nothing from outside is unpickled.
+        return pickle.loads(self._get(handle))
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def open_spill() -> Spill | None:
+    """A new spill file, or None when the temporary folder cannot take one."""
+    try:
+        return Spill()
+    except OSError:
+        return None

@@ -1,0 +1,143 @@
+"""A long session's texts wait in a spill file (see skill_doctor.spill): reports must not change.
+
+Spilling starts only past SPILL_AFTER_CHARS of held text, which no corpus session reaches, so
+these tests lower the threshold to 0 (everything spills from the first turn) and compare.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+
+import pytest
+
+from conftest import CORPUS, needs_corpus
+from skill_doctor import rubric as rubric_mod
+from skill_doctor import spill as spill_mod
+from skill_doctor.decode import builder as builder_mod
+from skill_doctor.decode import decode_file
+from skill_doctor.decode.builder import TranscriptBuilder
+from skill_doctor.model import FileEdit, Role
+from skill_doctor.render import render
+from skill_doctor.report import grade, to_json
+from skill_doctor.write import dump_json
+
+RUBRIC = rubric_mod.load()
+NOT_SESSIONS = {"README.md", "MANIFEST.tsv"}
+
+
+def _report(path):
+    transcript = decode_file(path)
+    report = grade(transcript, RUBRIC, "2026-01-01T00:00:00Z")
+    return dump_json(to_json(report)), render(report), transcript
+
+
+def _spilled_anything(transcript) -> bool:
+    return any(type(t._content) is int or type(t._tool_input) is int or
+               any(type(e._new) is int or type(e._old) is int for e in t.edits)
+               for t in transcript.turns)
+
+
+@needs_corpus
+def test_every_corpus_report_is_the_same_with_texts_spilled(monkeypatch):
+    files = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name not in NOT_SESSIONS)
+    assert len(files) > 50
+    spilled = differ = 0
+    for path in files:
+        monkeypatch.setattr(builder_mod, "SPILL_AFTER_CHARS", 16 * 2**20)
+        kept_json, kept_html, kept = _report(path)
+        assert not _spilled_anything(kept)
+        monkeypatch.setattr(builder_mod, "SPILL_AFTER_CHARS", 0)
+        spill_json, spill_html, moved = _report(path)
+        spilled += _spilled_anything(moved)
+        if (kept_json, kept_html) != (spill_json, spill_html):
+            differ += 1
+            print("differs:", path)
+    assert differ == 0
+    assert spilled > 40  # the comparison did exercise the spill file
+
+
+def _builder_with_texts(text: str) -> TranscriptBuilder:
+    b = TranscriptBuilder("s.jsonl", "claude-code")
+    b.user(text)
+    b.assistant(text + " (answer)")
+    b.tool("Write", {"file_path": "/p/a.py", "content": text}, "ok")
+    b.tool("Edit", {"file_path": "/p/a.py", "old_string": text, "new_string": text + "!"}, "ok")
+    b.assistant("done")
+    return b
+
+
+def test_texts_come_back_exactly_as_they_were(monkeypatch):
+    monkeypatch.setattr(builder_mod, "SPILL_AFTER_CHARS", 0)
+    text = "lone \udc80 surrogate, \U0001f600 and a NUL \x00 " * 20
+    t = _builder_with_texts(text).build()
+    assert _spilled_anything(t)
+    user, answer, write, edit, _ = t.turns
+    assert user.content == text and answer.content == text + " (answer)"
+    assert write.tool_input["content"] == text[:len(write.tool_input["content"])]
+    assert write.edits[0].new == text
+    assert edit.edits[0].old == text and edit.edits[0].new == text + "!"
+
+
+def test_a_temporary_folder_that_refuses_the_file_keeps_texts_in_memory(monkeypatch):
+    monkeypatch.setattr(builder_mod, "SPILL_AFTER_CHARS", 0)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError("read-only temporary folder")
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
+    text = "x" * 500
+    t = _builder_with_texts(text).build()
+    assert not _spilled_anything(t)
+    assert t.turns[0].content == text and t.turns[2].edits[0].new == text
+
+
+def test_a_disk_that_fills_up_midway_keeps_the_rest_in_memory(monkeypatch):
+    monkeypatch.setattr(builder_mod, "SPILL_AFTER_CHARS", 0)
+    real_put = spill_mod.Spill._put
+    calls = []
+
+    def fill_up(self, data):
+        calls.append(len(data))
+        if len(calls) > 1:
+            raise OSError(28, "No space left on device")
+        return real_put(self, data)
+    monkeypatch.setattr(spill_mod.Spill, "_put", fill_up)
+    text = "y" * 500
+    t = _builder_with_texts(text).build()
+    assert type(t.turns[0]._content) is int  # spilled before the disk filled
+    assert [x.content for x in t.turns[:2]] == [text, text + " (answer)"]
+    assert t.turns[2].edits[0].new == text and t.turns[3].edits[0].old == text
+
+
+def test_the_spill_file_leaves_nothing_behind(monkeypatch, tmp_path):
+    monkeypatch.setattr(builder_mod, "SPILL_AFTER_CHARS", 0)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    t = _builder_with_texts("z" * 500).build()
+    assert _spilled_anything(t)
+    assert os.listdir(tmp_path) == []  # unnamed from the start
+    assert t.turns[0].content == "z" * 500
+
+
+def test_a_pickled_turn_carries_its_texts_not_their_places(monkeypatch):
+    monkeypatch.setattr(builder_mod, "SPILL_AFTER_CHARS", 0)
+    t = _builder_with_texts("w" * 500).build()
+    copy = pickle.loads(pickle.dumps(t.turns[2]))
+    assert copy._spill is None and copy.edits[0]._spill is None
+    assert copy.content == t.turns[2].content and copy.tool_input == t.turns[2].tool_input
+    assert copy.edits == t.turns[2].edits and copy.edits[0].new == "w" * 500
+
+
+def test_turns_and_edits_are_read_only_and_replace_keeps_spilled_texts(monkeypatch):
+    monkeypatch.setattr(builder_mod, "SPILL_AFTER_CHARS", 0)
+    t = _builder_with_texts("v" * 500).build()
+    user = t.turns[0]
+    with pytest.raises(AttributeError):
+        user.content = "changed"
+    with pytest.raises(AttributeError):
+        t.turns[2].edits[0].new = "changed"
+    moved = user.replace(index=9)
+    assert moved.index == 9 and moved.role is Role.USER and moved.content == "v" * 500
+    assert type(moved._content) is int  # still read from the file, not copied into memory
+    edit = FileEdit("a.py", None, new="n" * 200).replace(created=True)
+    assert edit.created and edit.new == "n" * 200
