@@ -45,3 +45,17 @@ def test_each_request_is_a_row_with_its_files_and_check(tmp_path):
     assert rows[1][4] == "none" and rows[1][5] == "none"
     # The push never ran: task completion cites the request, and the row links to it.
     assert '<a href="#turn-5">turn 5</a>' in html
+
+
+def test_a_request_asked_again_many_times_lists_the_first_turns_and_a_count(tmp_path):
+    ask = {"user": "Fix the page count in src/pager.py, it drops the last partial page."}
+    steps = [ask, *STEPS[1:4]]
+    for _ in range(30):
+        steps += [ask, {"assistant": "It is fixed already; the tests pass."}]
+    path = tmp_path / "s.jsonl"
+    path.write_text(claude_jsonl(steps), encoding="utf-8")
+    rows = _rows(render(grade(decode_file(path), rubric.load(), "2026-01-01T00:00:00Z")))
+    assert len(rows) == 1
+    again = rows[0][6]
+    assert again.startswith("turn 5, turn 7, turn 9") and again.endswith(" and 10 more")
+    assert again.count("turn ") == 20

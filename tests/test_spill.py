@@ -35,6 +35,7 @@ def _report(path):
 
 def _spilled_anything(transcript) -> bool:
     return any(type(t._content) is int or type(t._tool_input) is int or
+               type(t._tool_output) is int or
                any(type(e._new) is int or type(e._old) is int for e in t.edits)
                for t in transcript.turns)
 
@@ -62,7 +63,7 @@ def _builder_with_texts(text: str) -> TranscriptBuilder:
     b = TranscriptBuilder("s.jsonl", "claude-code")
     b.user(text)
     b.assistant(text + " (answer)")
-    b.tool("Write", {"file_path": "/p/a.py", "content": text}, "ok")
+    b.tool("Write", {"file_path": "/p/a.py", "content": text}, "wrote " + text)
     b.tool("Edit", {"file_path": "/p/a.py", "old_string": text, "new_string": text + "!"}, "ok")
     b.assistant("done")
     return b
@@ -77,6 +78,7 @@ def test_texts_come_back_exactly_as_they_were(monkeypatch):
     assert user.content == text and answer.content == text + " (answer)"
     assert write.tool_input["content"] == text[:len(write.tool_input["content"])]
     assert write.edits[0].new == text
+    assert type(write._tool_output) is int and write.tool_output == "wrote " + text
     assert edit.edits[0].old == text and edit.edits[0].new == text + "!"
 
 

@@ -142,19 +142,18 @@ class Turn:
     text (e.g. "system-reminder", "command", "compaction", "interrupt") so it is kept but
     never mistaken for what the user asked.
 
-    A turn is read-only. Its message text, tool input and the texts of its edits may live in
+    A turn is read-only. Its message text, tool input and output and its edits' texts may live in
     the session's spill file (see `spill`: a long session's decoder puts them there as it
     goes); they read the same either way, through properties.
     """
 
-    __slots__ = ("index", "role", "_content", "tool_name", "_tool_input", "tool_output",
+    __slots__ = ("index", "role", "_content", "tool_name", "_tool_input", "_tool_output",
                  "is_error", "exit_code", "timestamp", "line", "column", "meta", "kind", "paths",
                  "edits", "output_length", "via_shell", "command", "_spill")
 
     index: int
     role: Role
     tool_name: str | None
-    tool_output: str | None
     is_error: bool
     exit_code: int | None
     timestamp: str | None
@@ -173,19 +172,19 @@ class Turn:
     def __init__(self, index: int, role: Role, content: str | int = "",
                  tool_name: str | None = None,
                  tool_input: Mapping[str, Any] | int | None = None,
-                 tool_output: str | None = None, is_error: bool = False,
+                 tool_output: str | int | None = None, is_error: bool = False,
                  exit_code: int | None = None, timestamp: str | None = None, line: int = 0,
                  column: int = 1, meta: str | None = None, kind: ToolKind | None = None,
                  paths: tuple[str, ...] = (), edits: tuple[FileEdit, ...] = (),
                  output_length: int = 0, via_shell: bool = False, command: str | None = None,
                  spill: Any = None) -> None:
-        # An int in place of the content or the input is its place in `spill`.
+        # An int in place of the content, the input or the output is its place in `spill`.
         _set(self, "index", index)
         _set(self, "role", role)
         _set(self, "_content", content)
         _set(self, "tool_name", tool_name)
         _set(self, "_tool_input", tool_input)
-        _set(self, "tool_output", tool_output)
+        _set(self, "_tool_output", tool_output)
         _set(self, "is_error", is_error)
         _set(self, "exit_code", exit_code)
         _set(self, "timestamp", timestamp)
@@ -207,6 +206,11 @@ class Turn:
     def content(self) -> str:
         value = self._content
         return value if type(value) is str else self._spill.text(value)
+
+    @property
+    def tool_output(self) -> str | None:
+        value = self._tool_output
+        return self._spill.text(value) if type(value) is int else value
 
     @property
     def tool_input(self) -> Mapping[str, Any] | None:

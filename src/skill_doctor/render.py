@@ -738,6 +738,7 @@ def _explanations(report: Report, h) -> None:
 
 
 _KIND_WORDS = {"change": "change", "question": "question", "operation": "to run"}
+_LISTED_ITEMS = 20  # files or turns shown in one cell of the request table
 
 
 def _requests(report: Report, ov: Overview, h) -> None:
@@ -753,13 +754,16 @@ def _requests(report: Report, ov: Overview, h) -> None:
             h.span(f"turn {turn}")
 
     def listed(items, show_item, empty: str) -> None:
-        """Items separated by commas, or `empty` greyed when there are none."""
+        """Items separated by commas, or `empty` greyed when there are none. A long list
+        (a request asked again thousands of times) shows its first items and a count."""
         if not items:
             h.span(empty, cls="none")
-        for i, item in enumerate(items):
+        for i, item in enumerate(items[:_LISTED_ITEMS]):
             if i:
                 h.span(", ")
             show_item(item)
+        if len(items) > _LISTED_ITEMS:
+            h.span(f" and {len(items) - _LISTED_ITEMS} more")
 
     with h.section(aria_labelledby="requests"):
         h.h2("Requests", id="requests")

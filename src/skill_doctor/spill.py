@@ -1,11 +1,12 @@
 """Where a long session's turn texts wait while it is graded: an unnamed temporary file.
 
-A session of a gigabyte holds a few hundred megabytes of message text, tool inputs and edits
-even with every tool output clipped to head and tail. Most of it is read once or twice while
-grading (a message's wording, an edit's text), so holding it all in memory buys nothing: the
-decoder writes such texts here as it goes and a turn keeps their place (`Handle`), reading
-them back with one `pread` when asked. Texts that are read on every pass (commands, tool
-outputs) and short texts stay in memory.
+A session of a gigabyte holds a few hundred megabytes of message text, tool inputs and outputs
+and edits, even with every tool output clipped to head and tail. Grading reads each of them a
+few times at most, so holding them all in memory buys nothing: the decoder writes them here as
+each turn is finished, and the turn keeps their place (an int: offset and length) and reads
+them back with one `pread` when asked (a few microseconds; the operating system's page cache
+keeps recent ones, outside the process's memory). Commands, read on every pass, and short
+texts stay in memory.
 
 The file is created unlinked (nothing is left behind, whatever happens to the process), in
 the system's temporary folder (TMPDIR), readable by the user alone. When it cannot be made or

@@ -73,7 +73,9 @@ class UsageSummary:
     counts: Mapping[str, int]
     calls: int
     models: tuple[ModelUsage, ...]
-    turns: tuple[tuple[int, Mapping[str, int]], ...]  # (turn, counts), by turn; 0 = the run
+    # (turn, counts in the order of KINDS), by turn; 0 = the run. Tuples, not mappings: a
+    # long session has a hundred thousand of them.
+    turns: tuple[tuple[int, tuple[int, ...]], ...]
     cost_usd: float | None  # None when a model's price is unknown
     unpriced: tuple[str, ...]  # models without a price ("not recorded" when unnamed)
     prices_as_of: str
@@ -170,11 +172,13 @@ def summarize(transcript: Transcript | None, prices: PriceTable | None = None
         return None
     prices = prices or table()
     totals = _zero()
-    by_turn: dict[int, dict[str, int]] = {}
+    by_turn: dict[int, tuple[int, ...]] = {}
     by_model: dict[str | None, tuple[dict[str, int], list[int]]] = {}
     for usage in transcript.usage:
         _add(totals, usage)
-        _add(by_turn.setdefault(usage.turn, _zero()), usage)
+        counts = (usage.input, usage.output, usage.cache_read, usage.cache_write)
+        earlier = by_turn.get(usage.turn)
+        by_turn[usage.turn] = counts if earlier is None else tuple(map(sum, zip(earlier, counts)))
         model = usage.model or transcript.model
         counts, calls = by_model.setdefault(model, (_zero(), [0]))
         _add(counts, usage)
@@ -223,7 +227,8 @@ def to_json(summary: UsageSummary | None, *, turns: bool = True) -> dict[str, An
                     "cost_usd": cost_json(m.cost_usd)} for m in summary.models],
     }
     if turns:
-        out["turns"] = [{"turn": turn, **_counts_json(counts)} for turn, counts in summary.turns]
+        out["turns"] = [{"turn": turn, **{f"{k}_tokens": n for k, n in zip(KINDS, counts)}}
+                        for turn, counts in summary.turns]
     return out
 
 

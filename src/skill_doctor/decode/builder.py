@@ -8,6 +8,7 @@ and counts what was kept out of the turn list. Nothing here knows any harness.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from dataclasses import replace
 from typing import Any, Callable, Mapping
@@ -169,7 +170,9 @@ class TranscriptBuilder:
             # announced (a streaming proxy's preview of the calls), never run. It is dropped so
             # the session is not charged for calls that did not happen.
             self._drop(self._open_calls.pop(call_id))
-        turn = self._add(role=Role.TOOL, tool_name=name or "unknown", tool_input=dict(tool_input),
+        # Interned: a session names a handful of tools a hundred thousand times.
+        turn = self._add(role=Role.TOOL, tool_name=sys.intern(str(name or "unknown")),
+                         tool_input=dict(tool_input),
                          line=line, column=column, timestamp=timestamp, meta=meta)
         if call_id:
             self._open_calls[call_id] = turn
@@ -442,8 +445,10 @@ class TranscriptBuilder:
             draft["content"] = self._put(content, self._spill.put_text)
 
     def _spill_tool(self, draft: dict[str, Any]) -> None:
-        """A finished call's input and the texts of its edits to the spill file (its output,
-        read on every pass of grading, stays)."""
+        """A finished call's input, output and the texts of its edits to the spill file."""
+        output = draft.get("tool_output")
+        if type(output) is str and len(output) >= spill_mod.SPILL_MIN_CHARS:
+            draft["tool_output"] = self._put(output, self._spill.put_text)
         tool_input = draft.get("tool_input")
         if type(tool_input) is dict and sum(
                 len(v) if type(v) is str else 64 for v in tool_input.values()) \
