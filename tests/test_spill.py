@@ -143,3 +143,14 @@ def test_turns_and_edits_are_read_only_and_replace_keeps_spilled_texts(monkeypat
     assert type(moved._content) is int  # still read from the file, not copied into memory
     edit = FileEdit("a.py", None, new="n" * 200).replace(created=True)
     assert edit.created and edit.new == "n" * 200
+
+
+def test_reads_past_the_recent_texts_still_come_from_the_file():
+    spill = spill_mod.open_spill()
+    texts = [f"text {i} " * (i % 7 + 1) for i in range(300)]
+    handles = [spill.put_text(t) for t in texts]
+    for _ in range(2):  # the second round reads what the first evicted
+        assert [spill.text(h) for h in handles] == texts
+        assert [spill.text(h) for h in reversed(handles)] == texts[::-1]
+    assert spill.value(spill.put_value({"a": [1, "b"]})) == {"a": [1, "b"]}
+    spill.close()

@@ -117,7 +117,8 @@ class FileEdit:
             return NotImplemented
         return all(getattr(self, name) == getattr(other, name) for name in _EDIT_FIELDS)
 
-    __hash__ = None  # type: ignore[assignment]  # compared by value, like the texts it holds
+    def __hash__(self) -> int:  # by value, as equality is
+        return hash(tuple(getattr(self, name) for name in _EDIT_FIELDS))
 
     def __repr__(self) -> str:
         return "FileEdit(" + ", ".join(f"{name}={getattr(self, name)!r}"

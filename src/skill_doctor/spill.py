@@ -23,17 +23,21 @@ from typing import Any
 # Below this many characters a text costs less in memory than its place in the file would.
 SPILL_MIN_CHARS = 96
 _LENGTH_BITS = 32
+# The texts read last are kept: a detector asks for the same turn's output several times in a
+# row (did it fail, what error, which test counts), and each read is a system call.
+_RECENT_TEXTS = 64
 
 
 class Spill:
     """An append-only file of texts and values, read back by place."""
 
-    __slots__ = ("_file", "_fd", "_end")
+    __slots__ = ("_file", "_fd", "_end", "_recent")
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="skill-doctor-")
         self._fd = self._file.fileno()
         self._end = 0
+        self._recent: dict[int, str] = {}
 
     def _put(self, data: bytes) -> int:
         written = os.pwrite(self._fd, data, self._end)
@@ -52,7 +56,14 @@ class Spill:
         return self._put(text.encode("utf-8", "surrogatepass"))
 
     def text(self, handle: int) -> str:
-        return self._get(handle).decode("utf-8", "surrogatepass")
+        recent = self._recent
+        text = recent.get(handle)
+        if text is None:
+            text = self._get(handle).decode("utf-8", "surrogatepass")
+            if len(recent) >= _RECENT_TEXTS:
+                del recent[next(iter(recent))]  # the oldest read
+            recent[handle] = text
+        return text
 
     def put_value(self, value: Any) -> int:
         return self._put(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))

@@ -176,9 +176,10 @@ def summarize(transcript: Transcript | None, prices: PriceTable | None = None
     by_model: dict[str | None, tuple[dict[str, int], list[int]]] = {}
     for usage in transcript.usage:
         _add(totals, usage)
-        counts = (usage.input, usage.output, usage.cache_read, usage.cache_write)
+        turn_counts = tuple(getattr(usage, k) for k in KINDS)
         earlier = by_turn.get(usage.turn)
-        by_turn[usage.turn] = counts if earlier is None else tuple(map(sum, zip(earlier, counts)))
+        by_turn[usage.turn] = turn_counts if earlier is None else \
+            tuple(a + b for a, b in zip(earlier, turn_counts))
         model = usage.model or transcript.model
         counts, calls = by_model.setdefault(model, (_zero(), [0]))
         _add(counts, usage)

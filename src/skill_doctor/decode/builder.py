@@ -24,9 +24,9 @@ _LIST_ITEMS = 64  # items kept of a list inside a tool input
 _SKIP_KEY_CHARS = 80
 _NOTE_CHARS = 400
 _COMMAND_KEYS = ("command", "cmd")
-# Once the turns so far hold this many characters of message text, tool input and edits, the
-# rest of the session's such texts go to a spill file (see `spill`) instead of memory: a
-# session of a few megabytes never makes one, a gigabyte session's memory stays flat.
+# Once the turns so far hold this many characters of message text, tool output and edits, the
+# session's texts go to a spill file (see `spill`) instead of memory: a session of a few
+# megabytes never makes one; in a longer one, memory no longer grows with what tools printed.
 SPILL_AFTER_CHARS = 16 * 2**20
 
 
