@@ -763,7 +763,7 @@ def _requests(report: Report, ov: Overview, h) -> None:
                 h.span(", ")
             show_item(item)
         if len(items) > _LISTED_ITEMS:
-            h.span(f" and {len(items) - _LISTED_ITEMS} more")
+            h.span(f" and {len(items) - _LISTED_ITEMS:,} more")
 
     with h.section(aria_labelledby="requests"):
         h.h2("Requests", id="requests")
