@@ -77,7 +77,7 @@ class Graded:
     passed: bool | None = None  # against the thresholds (check.judge); None: not graded
     failures: tuple[str, ...] = ()  # why it fails, e.g. "efficiency 4 < 5"
     findings: tuple[tuple[str, str, str], ...] = ()  # (rule id, rule name, category)
-    files: Mapping[str, str] = field(default_factory=dict)  # report.html, report.json
+    files: Mapping[str, str | bytes] = field(default_factory=dict)  # report.html, report.json
     record: Mapping[str, Any] | None = None  # report.json data
     usage: Mapping[str, Any] | None = None  # the USAGE_KEYS of report.json's usage
     skipped: bool = False  # older than --since
@@ -198,7 +198,7 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
     from .render import render
     from .report import display_path, grade, to_json
     from .tokens import to_json as usage_json
-    from .write import dump_json
+    from .write import json_bytes
 
     shown_as = path if shown_as is None else shown_as  # `path` is where it is read
     shown = display_path(shown_as, redact_secrets)  # home as ~, secrets redacted, as in report.json
@@ -223,7 +223,7 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
         if report.findings:
             f = report.findings[0]  # ranked by points recoverable
             worst = f"{f.category} {f.score}/{f.max}"
-        files = {"report.html": render(report), "report.json": dump_json(record)}
+        files = {"report.html": render(report), "report.json": json_bytes(record)}
         staged_in = None
         if out_dir is not None:
             from .write import write_file

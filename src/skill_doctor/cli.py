@@ -230,7 +230,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .locate import locate
     from .render import render
     from .report import grade, no_history, to_json
-    from .write import check_target, dump_json, write_report
+    from .write import check_target, json_bytes, write_report
 
     rubric = rubric_mod.load(args.rubric)
     generated_at, moment = generation_time()
@@ -262,7 +262,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         # report says how many it holds.
         transcript = last_session(decode_file(located.path, harness=args.harness))
         report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
-    files = {"report.html": render(report), "report.json": dump_json(to_json(report))}
+    files = {"report.html": render(report), "report.json": json_bytes(to_json(report))}
     write_report(target, files, force=args.force)
 
     say(f"Report written to {_shown(target / 'report.html', cwd)}")

@@ -20,7 +20,7 @@ from .redact import redact, scrub_data
 from .rubric import Rubric
 from .scoring import Scores, score, unscored
 from .tokens import UsageSummary, summarize as summarize_usage, table as price_table, \
-    to_json as usage_json
+    to_json as usage_json, turns_json as usage_turns_json
 
 SCHEMA = "skill-doctor/report/v1"
 NO_HISTORY = "No conversation history found"
@@ -240,7 +240,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "generator": {"name": "skill-doctor", "version": __version__,
                       "generated_at": report.generated_at},
     }
-    out["usage"] = usage_json(report.usage)
+    out["usage"] = usage_json(report.usage, turns=False)
     if report.overview is not None:
         out["overview"] = overview_json(report.overview)
     if t is not None:
@@ -251,4 +251,9 @@ def to_json(report: Report) -> dict[str, Any]:
                                   "column": t.problem.column, "context": t.problem.context}
     # The output boundary of every report record (report.json, summary.jsonl): each string
     # redacted unless switched off, hidden characters shown.
-    return scrub_data(out, report.redacted)
+    out = scrub_data(out, report.redacted)
+    if report.usage is not None:
+        # Added after the scrub, which would copy it for nothing: numbers under fixed keys, a
+        # hundred thousand of them in a long session.
+        out["usage"]["turns"] = usage_turns_json(report.usage)
+    return out

@@ -228,9 +228,14 @@ def to_json(summary: UsageSummary | None, *, turns: bool = True) -> dict[str, An
                     "cost_usd": cost_json(m.cost_usd)} for m in summary.models],
     }
     if turns:
-        out["turns"] = [{"turn": turn, **{f"{k}_tokens": n for k, n in zip(KINDS, counts)}}
-                        for turn, counts in summary.turns]
+        out["turns"] = turns_json(summary)
     return out
+
+
+def turns_json(summary: UsageSummary) -> list[dict[str, int]]:
+    """`usage.turns` in report.json: each turn's tokens (numbers under fixed keys)."""
+    keys = tuple(f"{k}_tokens" for k in KINDS)
+    return [{"turn": turn, **dict(zip(keys, counts))} for turn, counts in summary.turns]
 
 
 def short(n: int) -> str:

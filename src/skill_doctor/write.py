@@ -74,21 +74,24 @@ def resolve_output(directory: str | os.PathLike[str], cwd: Path) -> Path:
     return target
 
 
-def write_report(target: Path, files: Mapping[str, str], *, force: bool = False) -> Path:
-    """Write `files` (name -> text) as the directory `target`; all or nothing."""
+def write_report(target: Path, files: Mapping[str, str | bytes], *, force: bool = False) -> Path:
+    """Write `files` (name -> text, or bytes already encoded) as the directory `target`; all
+    or nothing."""
     with staged(target, force=force) as tmp:
         for name, text in sorted(files.items()):
             write_file(tmp / name, text)
     return target
 
 
-def write_file(path: Path, text: str | Iterable[str]) -> None:
+def write_file(path: Path, text: str | bytes | Iterable[str]) -> None:
     """One file, flushed to disk (callers stage it in a temporary directory first); `text`
-    may come in pieces, written as they come (a large page need not be held whole)."""
+    may come in pieces, written as they come (a large page need not be held whole), or as
+    bytes already encoded (`json_bytes`)."""
     with open(path, "wb") as fh:
         # Lone surrogates from hostile transcripts cannot be encoded; replace, never crash.
-        for piece in (text,) if isinstance(text, str) else text:
-            fh.write(piece.encode("utf-8", errors="replace"))
+        for piece in (text,) if isinstance(text, (str, bytes)) else text:
+            fh.write(piece if isinstance(piece, bytes) else
+                     piece.encode("utf-8", errors="replace"))
         fh.flush()
         os.fsync(fh.fileno())
 
@@ -259,6 +262,19 @@ def _remove_own(folder: Path) -> None:
                 (Path(root) / name).rmdir()
             except OSError:
                 pass
+
+
+def json_bytes(data: object) -> bytes:
+    """`dump_json(data)` as the UTF-8 bytes a file holds, without a text copy between: a long
+    session's report.json is tens of megabytes, and the text and its encoding were two more
+    copies of it at the moment memory peaks."""
+    import orjson
+
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+                            | orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # what orjson refuses, as in dump_json
+        return dump_json(data).encode("utf-8", errors="replace")
 
 
 def dump_json(data: object) -> str:

@@ -84,6 +84,57 @@ def _reports_error(output: str) -> bool:
         value.get("isError") is True or value.get("success") is False
 
 
+_DRAFT_FIELDS = ("role", "content", "tool_name", "tool_input", "tool_output", "is_error",
+                 "exit_code", "timestamp", "line", "column", "meta", "kind", "paths", "edits",
+                 "output_length", "via_shell", "command")
+_DRAFT_DEFAULTS = {"content": "", "is_error": False, "column": 1, "line": 0, "paths": (),
+                   "edits": (), "output_length": 0, "via_shell": False}
+_set_field = object.__setattr__
+
+
+class Draft:
+    """A turn being built: the fields known so far (a field never set reads as missing), read
+    and set like a dict's, which is how decoders' `remap` and `retain` callbacks see it.
+
+    A slotted object rather than a dict: every turn of the session is a draft until `build`,
+    180,000 at once at 1 GB, and a dict of a dozen keys takes two and a half times the memory.
+    """
+
+    __slots__ = (*_DRAFT_FIELDS, "merge_key")
+
+    def __init__(self, **fields: Any) -> None:
+        for key, value in fields.items():
+            _set_field(self, key, value)
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return getattr(self, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    __setitem__ = _set_field
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key, default)
+
+    def __contains__(self, key: str) -> bool:
+        return hasattr(self, key)
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        value = getattr(self, key, default)
+        if hasattr(self, key):
+            delattr(self, key)
+        return value
+
+    def update(self, **fields: Any) -> None:
+        for key, value in fields.items():
+            _set_field(self, key, value)
+
+    def turn(self, index: int, spill: Any) -> Turn:
+        fields = {key: getattr(self, key, _DRAFT_DEFAULTS.get(key)) for key in _DRAFT_FIELDS}
+        return Turn(index=index, spill=spill, **fields)
+
+
 class TranscriptBuilder:
     def __init__(self, source: str, harness: str) -> None:
         self.source = source
@@ -96,17 +147,17 @@ class TranscriptBuilder:
         self.problem: ParseProblem | None = None
         self.not_a_transcript = False
         self.extra: dict[str, str] = {}
-        self._turns: list[dict[str, Any]] = []
-        self._open_calls: dict[str, dict[str, Any]] = {}
+        self._turns: list[Draft] = []
+        self._open_calls: dict[str, Draft] = {}
         self._last_text: dict[str, str] = {}  # path -> its whole text after the latest edit
-        self._latest_edit: dict[str, tuple[dict[str, Any], int]] = {}  # path -> (draft, position)
+        self._latest_edit: dict[str, tuple[Draft, int]] = {}  # path -> (draft, position)
         self._notes: list[str] = []
         self._skipped: Counter[str] = Counter()
         self._usage: dict[str, Usage] = {}  # key (API message id ...) -> tokens, first-seen order
         # Set by decoders whose harness answers every call it runs (Claude Code): a call left
         # without a result while later calls got theirs was only announced, never run.
         self.drop_unanswered_calls = False
-        self._session_starts: list[tuple[dict[str, Any] | None, str | None, str | None]] = []
+        self._session_starts: list[tuple[Draft | None, str | None, str | None]] = []
         self.not_started: str | None = None  # why the agent never ran, when the log says
         self.headless = False  # a run no one took part in (see Transcript.headless)
         self._held_chars = 0  # texts held in memory by the turns so far (until they spill)
@@ -129,7 +180,7 @@ class TranscriptBuilder:
         fields = dict(role=Role.USER, content=clip(text), line=line, column=column,
                       timestamp=timestamp, meta=meta)
         if first:
-            self._turns.insert(0, fields)
+            self._turns.insert(0, Draft(**fields))
             return
         self._add(**fields)
 
@@ -179,7 +230,7 @@ class TranscriptBuilder:
 
     def tool_result(self, call_id: str | None, output: str | None, *, is_error: bool = False,
                     exit_code: int | None = None, result: Mapping[str, Any] | None = None,
-                    line: int = 0, timestamp: str | None = None) -> dict[str, Any]:
+                    line: int = 0, timestamp: str | None = None) -> Draft:
         """The result of an earlier call. A result with no known call becomes its own tool turn.
         Returns the call's turn, for a decoder that later delivers more of its output."""
         turn = self._open_calls.pop(call_id, None) if call_id else None
@@ -190,7 +241,7 @@ class TranscriptBuilder:
         self._fill(turn, output, is_error, exit_code, result)
         return turn
 
-    def later_output(self, turn: dict[str, Any], output: str, *, is_error: bool = False,
+    def later_output(self, turn: Draft, output: str, *, is_error: bool = False,
                      exit_code: int | None = None) -> None:
         """The output so far of a call whose program kept running after it returned (polled
         later for what it printed since, and how it ended): it replaces the turn's output, and
@@ -261,13 +312,13 @@ class TranscriptBuilder:
     def turn_count(self) -> int:
         return len(self._turns)
 
-    def remap(self, change: Callable[[dict[str, Any]], None]) -> None:
+    def remap(self, change: Callable[[Draft], None]) -> None:
         """Let a container decoder rewrite each turn's `line` and `timestamp` in place (a
         recording maps the lines of the stream it rebuilt back to its own events)."""
         for draft in self._turns:
             change(draft)
 
-    def retain(self, keep: Callable[[dict[str, Any]], bool]) -> None:
+    def retain(self, keep: Callable[[Draft], bool]) -> None:
         """Keep only the turns `keep` accepts (read-only use of each turn's fields)."""
         self._turns = [d for d in self._turns if keep(d)]
         kept = {id(d) for d in self._turns}
@@ -286,10 +337,9 @@ class TranscriptBuilder:
         for index, draft in enumerate(drafts, start=1):
             if id(draft) in starts_by_draft:
                 session_starts.append((index, *starts_by_draft[id(draft)]))
-            draft.pop("merge_key", None)
             if draft["role"] is Role.TOOL and "kind" not in draft:
                 self._finish_tool(draft)
-            turns.append(Turn(index=index, spill=self._spill, **draft))
+            turns.append(draft.turn(index, self._spill))
             drafts[index - 1] = None  # free each draft as its Turn is made: bounded peak memory
         self._turns = []
         if self._open_calls:
@@ -322,30 +372,31 @@ class TranscriptBuilder:
             self._open_calls = {k: d for k, d in self._open_calls.items() if id(d) in still}
             self.skip("announced-call-never-run", dropped)
 
-    def _drop(self, draft: dict[str, Any]) -> None:
+    def _drop(self, draft: Draft) -> None:
         for position in range(len(self._turns) - 1, -1, -1):
             if self._turns[position] is draft:
                 del self._turns[position]
                 break
         self.skip("announced-call-never-run")
 
-    def _add(self, **fields: Any) -> dict[str, Any]:
+    def _add(self, **fields: Any) -> Draft:
         self.seen_time(fields.get("timestamp"))
         content = fields.get("content")
         if content:
             self._held_chars += len(content)
         if self._turns and self._spilling():
             self._spill_content(self._turns[-1])  # no later piece can join it now
-        self._turns.append(fields)
+        draft = Draft(**fields)
+        self._turns.append(draft)
         if self._session_starts and self._session_starts[-1][0] is None:
             # The sessions announced since the last turn: the latest one owns this turn.
             while len(self._session_starts) > 1 and self._session_starts[-2][0] is None:
                 del self._session_starts[-2]
             _, sid, start = self._session_starts[-1]
-            self._session_starts[-1] = (fields, sid, start)
-        return fields
+            self._session_starts[-1] = (draft, sid, start)
+        return draft
 
-    def _fill(self, turn: dict[str, Any], output: str | None, is_error: bool,
+    def _fill(self, turn: Draft, output: str | None, is_error: bool,
               exit_code: int | None, result: Mapping[str, Any] | None) -> None:
         text = output if isinstance(output, str) else ("" if output is None else str(output))
         turn["tool_output"] = clip_output(text, OUTPUT_CHARS)
@@ -355,7 +406,7 @@ class TranscriptBuilder:
         turn["exit_code"] = exit_code
         self._finish_tool(turn, result)
 
-    def _finish_tool(self, turn: dict[str, Any], result: Mapping[str, Any] | None = None) -> None:
+    def _finish_tool(self, turn: Draft, result: Mapping[str, Any] | None = None) -> None:
         """Classify a completed call and derive its edits, then keep only a bounded input.
 
         Done as soon as the result is known, so the full input and the harness's structured
@@ -380,7 +431,7 @@ class TranscriptBuilder:
         if self._spilling():
             self._spill_tool(turn)
 
-    def _keep_ends(self, turn: dict[str, Any], edits: list[FileEdit]) -> tuple[FileEdit, ...]:
+    def _keep_ends(self, turn: Draft, edits: list[FileEdit]) -> tuple[FileEdit, ...]:
         """Whole-file texts kept only where they are read: the text a file had before its
         first edit of the session and after its latest one (and the original of a whole-file
         write, which measures how much of it was rewritten).
@@ -439,12 +490,12 @@ class TranscriptBuilder:
                 self._spill_tool(draft)
         return True
 
-    def _spill_content(self, draft: dict[str, Any]) -> None:
+    def _spill_content(self, draft: Draft) -> None:
         content = draft.get("content")
         if type(content) is str and len(content) >= spill_mod.SPILL_MIN_CHARS:
             draft["content"] = self._put(content, self._spill.put_text)
 
-    def _spill_tool(self, draft: dict[str, Any]) -> None:
+    def _spill_tool(self, draft: Draft) -> None:
         """A finished call's input, output and the texts of its edits to the spill file."""
         output = draft.get("tool_output")
         if type(output) is str and len(output) >= spill_mod.SPILL_MIN_CHARS:

@@ -1,0 +1,50 @@
+"""The compact shapes a long session is held in behave like what they replace."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from skill_doctor.decode.builder import Draft, TranscriptBuilder
+from skill_doctor.model import Role
+from skill_doctor.write import dump_json, json_bytes, write_file
+
+
+def test_a_draft_reads_and_writes_like_the_dict_it_replaces():
+    d = Draft(role=Role.USER, content="hi", line=3)
+    assert d["role"] is Role.USER and d.get("content") == "hi" and d.get("meta") is None
+    assert "line" in d and "kind" not in d
+    with pytest.raises(KeyError):
+        d["kind"]
+    d["timestamp"] = "2026-01-01T00:00:00Z"
+    d.update(meta="command", line=4)
+    assert (d["timestamp"], d["meta"], d["line"]) == ("2026-01-01T00:00:00Z", "command", 4)
+    assert d.pop("meta") == "command" and "meta" not in d and d.pop("meta", 7) == 7
+    with pytest.raises(AttributeError):
+        d["no_such_field"] = 1  # a misspelt field is an error, not a silent new key
+    turn = d.turn(5, None)
+    assert (turn.index, turn.role, turn.content, turn.line, turn.column, turn.meta) == \
+        (5, Role.USER, "hi", 4, 1, None)
+
+
+def test_remap_and_retain_callbacks_see_drafts_like_dicts():
+    b = TranscriptBuilder("s.txt", "generic")
+    b.user("first", line=1)
+    b.assistant("answer", line=2)
+    b.user("[unknown]", meta="request-unknown")
+    b.remap(lambda d: d.__setitem__("line", (d.get("line") or 0) + 10))
+    b.retain(lambda d: d.get("meta") != "request-unknown")
+    t = b.build()
+    assert [(x.role, x.line) for x in t.turns] == [(Role.USER, 11), (Role.ASSISTANT, 12)]
+
+
+def test_json_bytes_are_the_text_dump_json_writes(tmp_path):
+    data = {"b": [1, 2, {"c": "é\u2028"}], "a": None}
+    assert json_bytes(data) == dump_json(data).encode("utf-8")
+    hostile = {"lone": "\udc80 surrogate"}  # orjson refuses it; the fallback writes it
+    write_file(tmp_path / "text.json", dump_json(hostile))
+    write_file(tmp_path / "bytes.json", json_bytes(hostile))
+    assert (tmp_path / "text.json").read_bytes() == (tmp_path / "bytes.json").read_bytes()
+    assert json.loads((tmp_path / "bytes.json").read_text(encoding="utf-8")) == {
+        "lone": "? surrogate"}  # what encoding with errors="replace" leaves
