@@ -87,8 +87,6 @@ def _reports_error(output: str) -> bool:
 _DRAFT_FIELDS = ("role", "content", "tool_name", "tool_input", "tool_output", "is_error",
                  "exit_code", "timestamp", "line", "column", "meta", "kind", "paths", "edits",
                  "output_length", "via_shell", "command")
-_DRAFT_DEFAULTS = {"content": "", "is_error": False, "column": 1, "line": 0, "paths": (),
-                   "edits": (), "output_length": 0, "via_shell": False}
 _set_field = object.__setattr__
 
 
@@ -131,8 +129,15 @@ class Draft:
             _set_field(self, key, value)
 
     def turn(self, index: int, spill: Any) -> Turn:
-        fields = {key: getattr(self, key, _DRAFT_DEFAULTS.get(key)) for key in _DRAFT_FIELDS}
-        return Turn(index=index, spill=spill, **fields)
+        """The finished turn (a field never set takes Turn's default)."""
+        get = getattr
+        return Turn(index, self.role, get(self, "content", ""), get(self, "tool_name", None),
+                    get(self, "tool_input", None), get(self, "tool_output", None),
+                    get(self, "is_error", False), get(self, "exit_code", None),
+                    get(self, "timestamp", None), get(self, "line", 0), get(self, "column", 1),
+                    get(self, "meta", None), get(self, "kind", None), get(self, "paths", ()),
+                    get(self, "edits", ()), get(self, "output_length", 0),
+                    get(self, "via_shell", False), get(self, "command", None), spill)
 
 
 class TranscriptBuilder:
