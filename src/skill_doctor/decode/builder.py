@@ -278,7 +278,7 @@ class TranscriptBuilder:
         counts = [_count(v) for v in (input, output, cache_read, cache_write)]
         if not any(counts):
             return
-        model = model if isinstance(model, str) and model else None
+        model = sys.intern(str(model)) if isinstance(model, str) and model else None  # shared
         old = self._usage.get(key)
         if old is not None:
             counts = [max(a, b) for a, b in zip(counts, (old.input, old.output, old.cache_read,
