@@ -14,18 +14,18 @@ from skill_doctor.write import dump_json, json_bytes, write_file
 def test_a_draft_reads_and_writes_like_the_dict_it_replaces():
     d = Draft(role=Role.USER, content="hi", line=3)
     assert d["role"] is Role.USER and d.get("content") == "hi" and d.get("meta") is None
-    assert "line" in d and "kind" not in d
+    assert d["kind"] is None and d["tool_output"] is None  # not known yet: Turn's default
     with pytest.raises(KeyError):
-        d["kind"]
+        d["no_such_field"]
     d["timestamp"] = "2026-01-01T00:00:00Z"
     d.update(meta="command", line=4)
     assert (d["timestamp"], d["meta"], d["line"]) == ("2026-01-01T00:00:00Z", "command", 4)
-    assert d.pop("meta") == "command" and "meta" not in d and d.pop("meta", 7) == 7
     with pytest.raises(AttributeError):
         d["no_such_field"] = 1  # a misspelt field is an error, not a silent new key
     turn = d.turn(5, None)
-    assert (turn.index, turn.role, turn.content, turn.line, turn.column, turn.meta) == \
-        (5, Role.USER, "hi", 4, 1, None)
+    assert (turn.index, turn.role, turn.content, turn.line, turn.column, turn.meta,
+            turn.tool_output, turn.paths, turn.edits) == (5, Role.USER, "hi", 4, 1, "command",
+                                                          None, (), ())
 
 
 def test_remap_and_retain_callbacks_see_drafts_like_dicts():

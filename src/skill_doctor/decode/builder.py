@@ -84,25 +84,40 @@ def _reports_error(output: str) -> bool:
         value.get("isError") is True or value.get("success") is False
 
 
-_DRAFT_FIELDS = ("role", "content", "tool_name", "tool_input", "tool_output", "is_error",
-                 "exit_code", "timestamp", "line", "column", "meta", "kind", "paths", "edits",
-                 "output_length", "via_shell", "command")
-_set_field = object.__setattr__
-
-
 class Draft:
-    """A turn being built: the fields known so far (a field never set reads as missing), read
-    and set like a dict's, which is how decoders' `remap` and `retain` callbacks see it.
+    """A turn being built, read and set like a dict (which is how decoders' `remap` and
+    `retain` callbacks see it); a field not known yet holds Turn's default (None for the
+    output and the kind until the call is answered and finished).
 
     A slotted object rather than a dict: every turn of the session is a draft until `build`,
     180,000 at once at 1 GB, and a dict of a dozen keys takes two and a half times the memory.
     """
 
-    __slots__ = (*_DRAFT_FIELDS, "merge_key")
+    __slots__ = ("role", "content", "tool_name", "tool_input", "tool_output", "is_error",
+                 "exit_code", "timestamp", "line", "column", "meta", "kind", "paths", "edits",
+                 "output_length", "via_shell", "command", "merge_key")
 
-    def __init__(self, **fields: Any) -> None:
-        for key, value in fields.items():
-            _set_field(self, key, value)
+    def __init__(self, role: Role, content: str = "", tool_name: str | None = None,
+                 tool_input: Any = None, timestamp: str | None = None, line: int = 0,
+                 column: int = 1, meta: str | None = None, merge_key: str | None = None) -> None:
+        self.role = role
+        self.content = content
+        self.tool_name = tool_name
+        self.tool_input = tool_input
+        self.tool_output: Any = None
+        self.is_error = False
+        self.exit_code: int | None = None
+        self.timestamp = timestamp
+        self.line = line
+        self.column = column
+        self.meta = meta
+        self.kind: ToolKind | None = None
+        self.paths: tuple[str, ...] = ()
+        self.edits: tuple[FileEdit, ...] = ()
+        self.output_length = 0
+        self.via_shell = False
+        self.command: str | None = None
+        self.merge_key = merge_key
 
     def __getitem__(self, key: str) -> Any:
         try:
@@ -110,34 +125,20 @@ class Draft:
         except AttributeError:
             raise KeyError(key) from None
 
-    __setitem__ = _set_field
+    __setitem__ = object.__setattr__  # a misspelt field is an error, not a new key
 
     def get(self, key: str, default: Any = None) -> Any:
         return getattr(self, key, default)
 
-    def __contains__(self, key: str) -> bool:
-        return hasattr(self, key)
-
-    def pop(self, key: str, default: Any = None) -> Any:
-        value = getattr(self, key, default)
-        if hasattr(self, key):
-            delattr(self, key)
-        return value
-
     def update(self, **fields: Any) -> None:
         for key, value in fields.items():
-            _set_field(self, key, value)
+            setattr(self, key, value)
 
     def turn(self, index: int, spill: Any) -> Turn:
-        """The finished turn (a field never set takes Turn's default)."""
-        get = getattr
-        return Turn(index, self.role, get(self, "content", ""), get(self, "tool_name", None),
-                    get(self, "tool_input", None), get(self, "tool_output", None),
-                    get(self, "is_error", False), get(self, "exit_code", None),
-                    get(self, "timestamp", None), get(self, "line", 0), get(self, "column", 1),
-                    get(self, "meta", None), get(self, "kind", None), get(self, "paths", ()),
-                    get(self, "edits", ()), get(self, "output_length", 0),
-                    get(self, "via_shell", False), get(self, "command", None), spill)
+        return Turn(index, self.role, self.content, self.tool_name, self.tool_input,
+                    self.tool_output, self.is_error, self.exit_code, self.timestamp, self.line,
+                    self.column, self.meta, self.kind, self.paths, self.edits,
+                    self.output_length, self.via_shell, self.command, spill)
 
 
 class TranscriptBuilder:
@@ -342,7 +343,7 @@ class TranscriptBuilder:
         for index, draft in enumerate(drafts, start=1):
             if id(draft) in starts_by_draft:
                 session_starts.append((index, *starts_by_draft[id(draft)]))
-            if draft["role"] is Role.TOOL and "kind" not in draft:
+            if draft.role is Role.TOOL and draft.kind is None:
                 self._finish_tool(draft)
             turns.append(draft.turn(index, self._spill))
             drafts[index - 1] = None  # free each draft as its Turn is made: bounded peak memory
@@ -366,7 +367,7 @@ class TranscriptBuilder:
     # -- internals ------------------------------------------------------------------------
 
     def _drop_announced_calls(self) -> None:
-        last_answered = max((i for i, d in enumerate(self._turns) if "tool_output" in d),
+        last_answered = max((i for i, d in enumerate(self._turns) if d.tool_output is not None),
                             default=-1)
         announced = {id(d) for d in self._open_calls.values()}
         kept = [d for i, d in enumerate(self._turns) if id(d) not in announced or i > last_answered]
@@ -491,7 +492,7 @@ class TranscriptBuilder:
             return False
         for draft in self._turns[:-1]:
             self._spill_content(draft)
-            if "kind" in draft:
+            if draft.kind is not None:
                 self._spill_tool(draft)
         return True
 
