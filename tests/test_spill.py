@@ -35,7 +35,7 @@ def _report(path):
 
 def _spilled_anything(transcript) -> bool:
     return any(type(t._content) is int or type(t._tool_input) is int or
-               type(t._tool_output) is int or
+               type(t._tool_output) is int or type(t._command) is int or
                any(type(e._new) is int or type(e._old) is int for e in t.edits)
                for t in transcript.turns)
 
@@ -66,6 +66,7 @@ def _builder_with_texts(text: str) -> TranscriptBuilder:
     b.tool("Write", {"file_path": "/p/a.py", "content": text}, "wrote " + text)
     b.tool("Edit", {"file_path": "/p/a.py", "old_string": text, "new_string": text + "!"}, "ok")
     b.assistant("done")
+    b.tool("Bash", {"command": "echo '" + text + "' > notes.txt"}, "")
     return b
 
 
@@ -74,11 +75,13 @@ def test_texts_come_back_exactly_as_they_were(monkeypatch):
     text = "lone \udc80 surrogate, \U0001f600 and a NUL \x00 " * 20
     t = _builder_with_texts(text).build()
     assert _spilled_anything(t)
-    user, answer, write, edit, _ = t.turns
+    user, answer, write, edit, _, shell = t.turns
     assert user.content == text and answer.content == text + " (answer)"
     assert write.tool_input["content"] == text[:len(write.tool_input["content"])]
     assert write.edits[0].new == text
     assert type(write._tool_output) is int and write.tool_output == "wrote " + text
+    assert type(shell._command) is int and shell.command == "echo '" + text + "' > notes.txt"
+    assert type(shell._tool_input) is int and shell.tool_input["command"].startswith("echo '")
     assert edit.edits[0].old == text and edit.edits[0].new == text + "!"
 
 

@@ -150,7 +150,7 @@ class Turn:
 
     __slots__ = ("index", "role", "_content", "tool_name", "_tool_input", "_tool_output",
                  "is_error", "exit_code", "timestamp", "line", "column", "meta", "kind", "paths",
-                 "edits", "output_length", "via_shell", "command", "_spill")
+                 "edits", "output_length", "via_shell", "_command", "_spill")
 
     index: int
     role: Role
@@ -166,9 +166,6 @@ class Turn:
     edits: tuple[FileEdit, ...]
     output_length: int  # full length of the tool output, even when only head and tail are kept
     via_shell: bool  # the call ran a shell command (whatever kind of work it did)
-    # The command line a shell call ran (argv lists joined, `bash -lc` unwrapped), taken from
-    # the full input before it was bounded; None for other calls.
-    command: str | None
 
     def __init__(self, index: int, role: Role, content: str | int = "",
                  tool_name: str | None = None,
@@ -197,7 +194,7 @@ class Turn:
         _set(self, "edits", edits)
         _set(self, "output_length", output_length)
         _set(self, "via_shell", via_shell)
-        _set(self, "command", command)
+        _set(self, "_command", command)
         _set(self, "_spill", spill)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -207,6 +204,11 @@ class Turn:
     def content(self) -> str:
         value = self._content
         return value if type(value) is str else self._spill.text(value)
+
+    @property
+    def command(self) -> str | None:
+        value = self._command
+        return self._spill.text(value) if type(value) is int else value
 
     @property
     def tool_output(self) -> str | None:

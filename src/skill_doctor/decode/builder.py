@@ -506,10 +506,11 @@ class TranscriptBuilder:
         output = draft.get("tool_output")
         if type(output) is str and len(output) >= spill_mod.SPILL_MIN_CHARS:
             draft["tool_output"] = self._put(output, self._spill.put_text)
+        command = draft.command
+        if type(command) is str and len(command) >= spill_mod.SPILL_MIN_CHARS:
+            draft.command = self._put(command, self._spill.put_text)
         tool_input = draft.get("tool_input")
-        if type(tool_input) is dict and sum(
-                len(v) if type(v) is str else 64 for v in tool_input.values()) \
-                >= spill_mod.SPILL_MIN_CHARS:
+        if type(tool_input) is dict and tool_input:  # even a small dict is 300 bytes
             draft["tool_input"] = self._put(tool_input, self._spill.put_value)
         edits = draft.get("edits")
         if edits and not self._spill_failed:
