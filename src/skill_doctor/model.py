@@ -143,9 +143,9 @@ class Turn:
     text (e.g. "system-reminder", "command", "compaction", "interrupt") so it is kept but
     never mistaken for what the user asked.
 
-    A turn is read-only. Its message text, tool input and output and its edits' texts may live in
-    the session's spill file (see `spill`: a long session's decoder puts them there as it
-    goes); they read the same either way, through properties.
+    A turn is read-only. Its message text, command, tool input and output and its edits' texts
+    may live in the session's spill file (see `spill`: a long session's decoder puts them there
+    as it goes); they read the same either way, through properties.
     """
 
     __slots__ = ("index", "role", "_content", "tool_name", "_tool_input", "_tool_output",
@@ -176,7 +176,8 @@ class Turn:
                  paths: tuple[str, ...] = (), edits: tuple[FileEdit, ...] = (),
                  output_length: int = 0, via_shell: bool = False, command: str | None = None,
                  spill: Any = None) -> None:
-        # An int in place of the content, the input or the output is its place in `spill`.
+        # An int in place of the content, the input, the output or the command is its place
+        # in `spill`.
         _set(self, "index", index)
         _set(self, "role", role)
         _set(self, "_content", content)
@@ -207,6 +208,8 @@ class Turn:
 
     @property
     def command(self) -> str | None:
+        """The command line a shell call ran (argv lists joined, `bash -lc` unwrapped), taken
+        from the full input before it was bounded; None for other calls."""
         value = self._command
         return self._spill.text(value) if type(value) is int else value
 

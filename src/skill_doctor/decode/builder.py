@@ -193,7 +193,7 @@ class TranscriptBuilder:
     @property
     def has_work(self) -> bool:
         """Whether anything but user text has been seen (an answer or a tool call)."""
-        return any(d["role"] is not Role.USER and d.get("meta") is None for d in self._turns)
+        return any(d.role is not Role.USER and d.meta is None for d in self._turns)
 
     def drop_notes(self, *prefixes: str) -> None:
         """Withdraw notes a later finding made untrue (a container knows more than its content)."""
@@ -202,16 +202,16 @@ class TranscriptBuilder:
     @property
     def has_request(self) -> bool:
         """Whether a real (not injected) user message has been seen."""
-        return any(d["role"] is Role.USER and d.get("meta") is None for d in self._turns)
+        return any(d.role is Role.USER and d.meta is None for d in self._turns)
 
     def assistant(self, text: str, *, line: int = 0, column: int = 1,
                   timestamp: str | None = None, meta: str | None = None,
                   merge_key: str | None = None) -> None:
         """Assistant text. Consecutive pieces with the same `merge_key` (an API message id) join."""
         last = self._turns[-1] if self._turns else None
-        if (merge_key and last is not None and last["role"] is Role.ASSISTANT
-                and last.get("merge_key") == merge_key):
-            last["content"] = clip(f"{last['content']}\n\n{text}" if last["content"] else text)
+        if (merge_key and last is not None and last.role is Role.ASSISTANT
+                and last.merge_key == merge_key):
+            last.content = clip(f"{last['content']}\n\n{text}" if last.content else text)
             return
         self._add(role=Role.ASSISTANT, content=clip(text), line=line, column=column,
                   timestamp=timestamp, meta=meta, merge_key=merge_key)
@@ -253,10 +253,10 @@ class TranscriptBuilder:
         later for what it printed since, and how it ended): it replaces the turn's output, and
         its exit code and failure replace the turn's, so the call is one turn that ends as the
         program did rather than a run of polls."""
-        turn["tool_output"] = clip_output(output, OUTPUT_CHARS)
-        turn["output_length"] = len(output)
-        turn["exit_code"] = exit_code
-        turn["is_error"] = bool(is_error) or (exit_code not in (None, 0))
+        turn.tool_output = clip_output(output, OUTPUT_CHARS)
+        turn.output_length = len(output)
+        turn.exit_code = exit_code
+        turn.is_error = bool(is_error) or (exit_code not in (None, 0))
 
     def tool(self, name: str | None, tool_input: Any, output: str | None, *,
              is_error: bool = False, exit_code: int | None = None,
@@ -295,7 +295,7 @@ class TranscriptBuilder:
     def open_call_name(self, call_id: str | None) -> str | None:
         """The tool name of the call still waiting for the result with this id."""
         draft = self._open_calls.get(call_id) if call_id else None
-        return None if draft is None else draft["tool_name"]
+        return None if draft is None else draft.tool_name
 
     def session_start(self, session_id: str | None = None, started_at: str | None = None) -> None:
         """A new session begins here (files that append sessions: Aider, SpecStory, Gemini).
@@ -405,11 +405,11 @@ class TranscriptBuilder:
     def _fill(self, turn: Draft, output: str | None, is_error: bool,
               exit_code: int | None, result: Mapping[str, Any] | None) -> None:
         text = output if isinstance(output, str) else ("" if output is None else str(output))
-        turn["tool_output"] = clip_output(text, OUTPUT_CHARS)
-        turn["output_length"] = len(text)
-        turn["is_error"] = bool(is_error) or (exit_code not in (None, 0)) or (
+        turn.tool_output = clip_output(text, OUTPUT_CHARS)
+        turn.output_length = len(text)
+        turn.is_error = bool(is_error) or (exit_code not in (None, 0)) or (
             exit_code is None and _reports_error(text))
-        turn["exit_code"] = exit_code
+        turn.exit_code = exit_code
         self._finish_tool(turn, result)
 
     def _finish_tool(self, turn: Draft, result: Mapping[str, Any] | None = None) -> None:
@@ -418,21 +418,21 @@ class TranscriptBuilder:
         Done as soon as the result is known, so the full input and the harness's structured
         result (whole original files) are dropped at once instead of held to the end.
         """
-        tool_input = turn["tool_input"]
-        kind, paths, edits = tools.describe(turn["tool_name"], tool_input, result)
+        tool_input = turn.tool_input
+        kind, paths, edits = tools.describe(turn.tool_name, tool_input, result)
         if kind is ToolKind.SHELL:
             # A shell call that only reads, searches, lists or edits files is that kind.
             command = tools.command_text(tool_input)
-            turn["via_shell"] = True
-            turn["command"] = clip(command, OUTPUT_CHARS) if command else None
+            turn.via_shell = True
+            turn.command = clip(command, OUTPUT_CHARS) if command else None
             if command:
                 kind = tools.shell_kind(command)
-        if turn.get("is_error"):
+        if turn.is_error:
             edits = ()  # a failed edit changed nothing
         elif edits:
             edits = self._keep_ends(turn, [self._share_text(edit) for edit in edits])
         turn.update(kind=kind, paths=paths, edits=edits, tool_input=compact(tool_input))
-        self._held_chars += len(turn.get("tool_output") or "") + sum(
+        self._held_chars += len(turn.tool_output or "") + sum(
             len(e.new or "") + len(e.after or "") + len(e.before or "") for e in edits)
         if self._spilling():
             self._spill_tool(turn)
@@ -451,11 +451,11 @@ class TranscriptBuilder:
                 if edit.before is not None and not edit.whole_file:
                     edit = edit.replace(before=None)
                 draft, at = earlier
-                owner = edits if draft is turn else list(draft["edits"])
+                owner = edits if draft is turn else list(draft.edits)
                 if owner[at].after is not None:
                     owner[at] = owner[at].replace(after=None)
                     if draft is not turn:
-                        draft["edits"] = tuple(owner)
+                        draft.edits = tuple(owner)
             edits[position] = edit
             self._latest_edit[edit.path] = (turn, position)
         return tuple(edits)
@@ -497,25 +497,26 @@ class TranscriptBuilder:
         return True
 
     def _spill_content(self, draft: Draft) -> None:
-        content = draft.get("content")
+        content = draft.content
         if type(content) is str and len(content) >= spill_mod.SPILL_MIN_CHARS:
-            draft["content"] = self._put(content, self._spill.put_text)
+            draft.content = self._put(content, self._spill.put_text)
 
     def _spill_tool(self, draft: Draft) -> None:
-        """A finished call's input, output and the texts of its edits to the spill file."""
-        output = draft.get("tool_output")
+        """A finished call's input, and its output, command and edits' texts, to the spill
+        file."""
+        output = draft.tool_output
         if type(output) is str and len(output) >= spill_mod.SPILL_MIN_CHARS:
-            draft["tool_output"] = self._put(output, self._spill.put_text)
+            draft.tool_output = self._put(output, self._spill.put_text)
         command = draft.command
         if type(command) is str and len(command) >= spill_mod.SPILL_MIN_CHARS:
             draft.command = self._put(command, self._spill.put_text)
-        tool_input = draft.get("tool_input")
+        tool_input = draft.tool_input
         if type(tool_input) is dict and tool_input:  # even a small dict is 300 bytes
-            draft["tool_input"] = self._put(tool_input, self._spill.put_value)
-        edits = draft.get("edits")
+            draft.tool_input = self._put(tool_input, self._spill.put_value)
+        edits = draft.edits
         if edits and not self._spill_failed:
             try:
-                draft["edits"] = tuple(e.spilled(self._spill, spill_mod.SPILL_MIN_CHARS)
+                draft.edits = tuple(e.spilled(self._spill, spill_mod.SPILL_MIN_CHARS)
                                        for e in edits)
             except OSError:
                 self._spill_failed = True
