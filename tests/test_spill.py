@@ -157,3 +157,10 @@ def test_reads_past_the_recent_texts_still_come_from_the_file():
         assert [spill.text(h) for h in reversed(handles)] == texts[::-1]
     assert spill.value(spill.put_value({"a": [1, "b"]})) == {"a": [1, "b"]}
     spill.close()
+
+
+def test_a_system_without_positioned_reads_keeps_texts_in_memory(monkeypatch):
+    monkeypatch.setattr(builder_mod, "SPILL_AFTER_CHARS", 0)
+    monkeypatch.delattr(os, "pread")  # as on Windows
+    t = _builder_with_texts("u" * 500).build()
+    assert not _spilled_anything(t) and t.turns[0].content == "u" * 500

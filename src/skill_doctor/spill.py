@@ -86,7 +86,10 @@ def _decode(data: bytes) -> str:
 
 
 def open_spill() -> Spill | None:
-    """A new spill file, or None when the temporary folder cannot take one."""
+    """A new spill file, or None when the temporary folder cannot take one (or the system
+    has no positioned reads and writes: Windows keeps the texts in memory)."""
+    if not (hasattr(os, "pread") and hasattr(os, "pwrite")):
+        return None
     try:
         return Spill()
     except OSError:
