@@ -48,3 +48,29 @@ def test_json_bytes_are_the_text_dump_json_writes(tmp_path):
     assert (tmp_path / "text.json").read_bytes() == (tmp_path / "bytes.json").read_bytes()
     assert json.loads((tmp_path / "bytes.json").read_text(encoding="utf-8")) == {
         "lone": "? surrogate"}  # what encoding with errors="replace" leaves
+
+
+def _graded_with_tokens(turns_with_usage: int):
+    from skill_doctor import rubric
+    from skill_doctor.report import grade
+
+    b = TranscriptBuilder("s.jsonl", "claude-code")
+    b.user("Fix the page count in src/pager.py.")
+    for i in range(turns_with_usage):
+        b.usage(f"msg{i}", input=10 + i, output=5, cache_read=1000 * i, cache_write=3)
+        b.tool("Bash", {"command": f"pytest -q tests/test_{i}.py"}, "1 passed")
+    b.assistant("Fixed; the tests pass.")
+    return grade(b.build(), rubric.load(), "2026-01-01T00:00:00Z")
+
+
+@pytest.mark.parametrize("turns, chunk", [(0, 4096), (1, 4096), (7, 2), (9, 3), (50, 4096)])
+def test_report_json_in_pieces_is_the_whole_dump(monkeypatch, turns, chunk):
+    import skill_doctor.report as report_mod
+
+    monkeypatch.setattr(report_mod, "_TURNS_CHUNK", chunk)
+    report = _graded_with_tokens(turns)
+    whole = json_bytes(report_mod.to_json(report))
+    assert b"".join(report_mod.report_json(report)) == whole
+    if turns:
+        listed = json.loads(whole)["usage"]["turns"]
+        assert len(listed) == turns and listed[-1]["cache_read_tokens"] == 1000 * (turns - 1)

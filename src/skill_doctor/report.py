@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from . import __version__, facts as facts_mod
 from .findings import Finding, Suggestion, compile_findings
@@ -19,6 +19,7 @@ from .overview import Overview, build as build_overview, to_json as overview_jso
 from .redact import redact, scrub_data
 from .rubric import Rubric
 from .scoring import Scores, score, unscored
+from .write import json_bytes
 from .tokens import UsageSummary, summarize as summarize_usage, table as price_table, \
     to_json as usage_json, turns_json as usage_turns_json
 
@@ -189,7 +190,8 @@ def task_id(source: str | None, explicit: str | None = None) -> str | None:
     return name or None
 
 
-def to_json(report: Report) -> dict[str, Any]:
+def to_json(report: Report, *, usage_turns: bool = True) -> dict[str, Any]:
+    """report.json as data (`usage_turns=False`: without the per-turn token list)."""
     t = report.transcript
     session = {
         "task": task_id(t.source, dict(t.extra).get("task")) if t else None,
@@ -252,8 +254,42 @@ def to_json(report: Report) -> dict[str, Any]:
     # The output boundary of every report record (report.json, summary.jsonl): each string
     # redacted unless switched off, hidden characters shown.
     out = scrub_data(out, report.redacted)
-    if report.usage is not None:
+    if report.usage is not None and usage_turns:
         # Added after the scrub, which would copy it for nothing: numbers under fixed keys, a
         # hundred thousand of them in a long session.
-        out["usage"]["turns"] = usage_turns_json(report.usage)
+        out["usage"]["turns"] = usage_turns_json(report.usage.turns)
     return out
+
+
+# Stands for the per-turn token list in the document `report_json` dumps; scrubbed strings
+# never hold a NUL, so its dumped form occurs once.
+_TURNS_MARK = "\0usage.turns\0"
+_TURNS_CHUNK = 4096  # turns dumped at a time
+
+
+def report_json(report: Report) -> Iterator[bytes]:
+    """report.json's bytes, in pieces, exactly as `json_bytes(to_json(report))`: the
+    per-turn token list (most of the file in a long session, 15 MB at 1 GB) is dumped a few
+    thousand turns at a time into its place instead of being built whole as dicts first."""
+    data = to_json(report, usage_turns=False)
+    if report.usage is None:
+        yield json_bytes(data)
+        return
+    data["usage"]["turns"] = _TURNS_MARK
+    document = json_bytes(data)
+    mark = json_bytes(_TURNS_MARK).rstrip(b"\n")
+    at = document.index(mark)
+    yield document[:at]
+    del data
+    turns = report.usage.turns
+    if not turns:
+        yield b"[]"
+    else:
+        # The list sits two levels deep (usage, turns): orjson indents its items by six
+        # spaces and its closing bracket by four; a chunk dumped alone is indented by two.
+        yield b"[\n"
+        for start in range(0, len(turns), _TURNS_CHUNK):
+            items = json_bytes(usage_turns_json(turns[start:start + _TURNS_CHUNK]))[2:-3]
+            yield (b",\n" if start else b"") + b"    " + items.replace(b"\n", b"\n    ")
+        yield b"\n    ]"
+    yield document[at + len(mark):]

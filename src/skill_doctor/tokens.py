@@ -228,14 +228,15 @@ def to_json(summary: UsageSummary | None, *, turns: bool = True) -> dict[str, An
                     "cost_usd": cost_json(m.cost_usd)} for m in summary.models],
     }
     if turns:
-        out["turns"] = turns_json(summary)
+        out["turns"] = turns_json(summary.turns)
     return out
 
 
-def turns_json(summary: UsageSummary) -> list[dict[str, int]]:
-    """`usage.turns` in report.json: each turn's tokens (numbers under fixed keys)."""
+def turns_json(turns: Iterable[tuple[int, tuple[int, ...]]]) -> list[dict[str, int]]:
+    """`usage.turns` in report.json: each turn's tokens (numbers under fixed keys), from
+    `UsageSummary.turns` (or a stretch of them)."""
     keys = tuple(f"{k}_tokens" for k in KINDS)
-    return [{"turn": turn, **dict(zip(keys, counts))} for turn, counts in summary.turns]
+    return [{"turn": turn, **dict(zip(keys, counts))} for turn, counts in turns]
 
 
 def short(n: int) -> str:
