@@ -74,16 +74,17 @@ def resolve_output(directory: str | os.PathLike[str], cwd: Path) -> Path:
     return target
 
 
-def write_report(target: Path, files: Mapping[str, str | bytes], *, force: bool = False) -> Path:
-    """Write `files` (name -> text, or bytes already encoded) as the directory `target`; all
-    or nothing."""
+def write_report(target: Path, files: Mapping[str, str | bytes | Iterable[bytes]], *,
+                 force: bool = False) -> Path:
+    """Write `files` (name -> text, bytes already encoded, or such bytes in pieces) as the
+    directory `target`; all or nothing."""
     with staged(target, force=force) as tmp:
         for name, text in sorted(files.items()):
             write_file(tmp / name, text)
     return target
 
 
-def write_file(path: Path, text: str | bytes | Iterable[str]) -> None:
+def write_file(path: Path, text: str | bytes | Iterable[str | bytes]) -> None:
     """One file, flushed to disk (callers stage it in a temporary directory first); `text`
     may come in pieces, written as they come (a large page need not be held whole), or as
     bytes already encoded (`json_bytes`)."""
