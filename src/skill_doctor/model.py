@@ -37,7 +37,36 @@ class ToolKind(str, Enum):
 _set = object.__setattr__
 
 
-class FileEdit:
+class _Spillable:
+    """What FileEdit and Turn share: read-only slotted records whose texts may wait in the
+    session's spill file (see `spill`). An int in place of a text is its place there; `_text`
+    reads it back. `_FIELDS` are the public fields: constructor keywords and pickled state."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only (use replace): "
+                             f"cannot set {name}")
+
+    def _text(self, value: str | int | None) -> str | None:
+        # `_spill` is a slot of each subclass: the session's spill file, or None.
+        return self._spill.text(value) if type(value) is int else value  # type: ignore
+
+    def replace(self, **changes: Any) -> Any:
+        """A copy with some fields changed; texts still in the spill file stay there."""
+        fields = {name.lstrip("_"): getattr(self, name) for name in self.__slots__}
+        fields.update(changes)
+        return type(self)(**fields)
+
+    def __getstate__(self) -> dict[str, Any]:  # a pickled record carries its texts, not places
+        return {name: getattr(self, name) for name in self._FIELDS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        type(self).__init__(self, **state)
+
+
+class FileEdit(_Spillable):
     """One change to one file made by a tool turn, as a unified diff (parsable by unidiff).
 
     `before`/`after` hold whole-file contents when the transcript shows them (a Write, or a
@@ -76,11 +105,8 @@ class FileEdit:
         _set(self, "whole_file", whole_file)
         _set(self, "_spill", spill)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"FileEdit is read-only (use replace): cannot set {name}")
-
-    def _text(self, value: str | int | None) -> str | None:
-        return self._spill.text(value) if type(value) is int else value
+    _FIELDS = ("path", "patch", "old", "new", "before", "after", "created", "deleted",
+               "whole_file")
 
     patch = property(lambda self: self._text(self._patch))
     old = property(lambda self: self._text(self._old))
@@ -96,12 +122,6 @@ class FileEdit:
         from .diffs import make_diff  # diffs builds FileEdits, so it imports this module
         return make_diff(self.path, "", self.new or "", created=self.created)
 
-    def replace(self, **changes: Any) -> "FileEdit":
-        """A copy with some fields changed; texts still in the spill file stay there."""
-        fields = {name.lstrip("_"): getattr(self, name) for name in FileEdit.__slots__}
-        fields.update(changes)
-        return FileEdit(**fields)
-
     def spilled(self, spill: Any, min_chars: int) -> "FileEdit":
         """This edit with its texts of `min_chars` or more moved to `spill` (see `spill`)."""
         fields = {name.lstrip("_"): getattr(self, name) for name in FileEdit.__slots__}
@@ -115,27 +135,17 @@ class FileEdit:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FileEdit):
             return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in _EDIT_FIELDS)
+        return all(getattr(self, name) == getattr(other, name) for name in self._FIELDS)
 
     def __hash__(self) -> int:  # by value, as equality is
-        return hash(tuple(getattr(self, name) for name in _EDIT_FIELDS))
+        return hash(tuple(getattr(self, name) for name in self._FIELDS))
 
     def __repr__(self) -> str:
         return "FileEdit(" + ", ".join(f"{name}={getattr(self, name)!r}"
-                                       for name in _EDIT_FIELDS) + ")"
-
-    def __getstate__(self) -> dict[str, Any]:  # a pickled edit carries its texts, not places
-        return {name: getattr(self, name) for name in _EDIT_FIELDS}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        FileEdit.__init__(self, **state)
+                                       for name in self._FIELDS) + ")"
 
 
-_EDIT_FIELDS = ("path", "patch", "old", "new", "before", "after", "created", "deleted",
-                "whole_file")
-
-
-class Turn:
+class Turn(_Spillable):
     """One step of the session: a user message, an assistant message, or a tool call with its result.
 
     `index` is the 1-based position in the transcript's turn list and is what reports cite.
@@ -151,6 +161,10 @@ class Turn:
     __slots__ = ("index", "role", "_content", "tool_name", "_tool_input", "_tool_output",
                  "is_error", "exit_code", "timestamp", "line", "column", "meta", "kind", "paths",
                  "edits", "output_length", "via_shell", "_command", "_spill")
+
+    _FIELDS = ("index", "role", "content", "tool_name", "tool_input", "tool_output", "is_error",
+               "exit_code", "timestamp", "line", "column", "meta", "kind", "paths", "edits",
+               "output_length", "via_shell", "command")
 
     index: int
     role: Role
@@ -198,53 +212,29 @@ class Turn:
         _set(self, "_command", command)
         _set(self, "_spill", spill)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"Turn is read-only (use replace): cannot set {name}")
-
     @property
     def content(self) -> str:
-        value = self._content
-        return value if type(value) is str else self._spill.text(value)
+        return self._text(self._content)
 
     @property
     def command(self) -> str | None:
         """The command line a shell call ran (argv lists joined, `bash -lc` unwrapped), taken
         from the full input before it was bounded; None for other calls."""
-        value = self._command
-        return self._spill.text(value) if type(value) is int else value
+        return self._text(self._command)
 
     @property
     def tool_output(self) -> str | None:
-        value = self._tool_output
-        return self._spill.text(value) if type(value) is int else value
+        return self._text(self._tool_output)
 
     @property
     def tool_input(self) -> Mapping[str, Any] | None:
         value = self._tool_input
         return self._spill.value(value) if type(value) is int else value
 
-    def replace(self, **changes: Any) -> "Turn":
-        """A copy with some fields changed (the turn itself stays as it is)."""
-        # Texts still in the spill file stay there: the copy keeps their places.
-        fields = {name.lstrip("_"): getattr(self, name) for name in Turn.__slots__}
-        fields.update(changes)
-        return Turn(**fields)
-
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _SHOWN if
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS if
                           getattr(self, name) not in (None, "", (), False, 0) or name == "index")
         return f"Turn({shown})"
-
-    def __getstate__(self) -> dict[str, Any]:  # a pickled turn carries its texts, not a place
-        return {name: getattr(self, name) for name in _SHOWN}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        Turn.__init__(self, **state)
-
-
-_SHOWN = ("index", "role", "content", "tool_name", "tool_input", "tool_output", "is_error",
-          "exit_code", "timestamp", "line", "column", "meta", "kind", "paths", "edits",
-          "output_length", "via_shell", "command")
 
 
 @dataclass(frozen=True, slots=True)

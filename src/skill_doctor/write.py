@@ -269,13 +269,10 @@ def json_bytes(data: object) -> bytes:
     """`dump_json(data)` as the UTF-8 bytes a file holds, without a text copy between: a long
     session's report.json is tens of megabytes, and the text and its encoding were two more
     copies of it at the moment memory peaks."""
-    import orjson
-
     try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-                            | orjson.OPT_APPEND_NEWLINE)
-    except TypeError:  # what orjson refuses, as in dump_json
-        return dump_json(data).encode("utf-8", errors="replace")
+        return _orjson_dump(data)
+    except TypeError:
+        return _stdlib_dump(data).encode("utf-8", errors="replace")
 
 
 def dump_json(data: object) -> str:
@@ -286,10 +283,19 @@ def dump_json(data: object) -> str:
     kept from a damaged file, an integer past 64 bits, a key that is not a string) is written
     by the standard library, so every input still gets its file.
     """
+    try:
+        return _orjson_dump(data).decode("utf-8")
+    except TypeError:
+        return _stdlib_dump(data)
+
+
+def _orjson_dump(data: object) -> bytes:
+    """Raises TypeError (orjson.JSONEncodeError is one) for what orjson refuses."""
     import orjson
 
-    try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-                            | orjson.OPT_APPEND_NEWLINE).decode("utf-8")
-    except TypeError:  # orjson.JSONEncodeError is one
-        return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+                        | orjson.OPT_APPEND_NEWLINE)
+
+
+def _stdlib_dump(data: object) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
