@@ -136,14 +136,19 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
     # Leftovers (debug, TODO, commented-out code) still present: a later edit of the same file
     # that removes the line clears it.
     pending: dict[str, list[tuple[int, str, str, str]]] = {}  # path -> (turn, line, note, cause)
-    added_by_path: dict[str, list[tuple[str, ...]]] = {}
+    # The lines each Python file was given that can start an import (stripped: a statement's
+    # first line holds `import` or `from`), all `_unused_new_imports` asks of the added lines.
+    # Keeping every added line of every edit grew with the session.
+    imports_added: dict[str, set[str]] = {}
     # The turn each file was first changed: a write that creates it later replaced a text.
     # (A file read before its write is never "created": the facts say so.)
     first_edit: dict[str, int] = {}
     for r in facts.edits:
         first = first_edit.setdefault(r.path, r.turn)
         added, removed = edit_lines(r.edit)
-        added_by_path.setdefault(r.path, []).append(added)
+        if r.path.endswith(".py"):
+            imports_added.setdefault(r.path, set()).update(
+                line.strip() for line in added if "import" in line or "from" in line)
         if r.edit.whole_file:
             pending.pop(r.path, None)  # the file is now what this write holds, nothing before
         elif removed and r.path in pending:
@@ -199,7 +204,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             signal(turn, f"{path} no longer compiles" + (f" (line {line})" if line else ""),
                    "syntax_error")
             continue
-        unused = _unused_new_imports(tree, text, added_by_path, path)
+        unused = _unused_new_imports(tree, text, imports_added.get(path, set()), path)
         if unused:
             signal(turn, f"import added to {path} but never used: {', '.join(unused[:3])}",
                    "unused_import")
@@ -331,12 +336,11 @@ def _verification_signals(facts: Facts, signal) -> None:
 
 
 
-def _unused_new_imports(tree: ast.AST, text: str,
-                        added_by_path: Mapping[str, list[tuple[str, ...]]], path: str) -> list[str]:
-    """Names imported on lines this session added to `path` that the file never uses."""
+def _unused_new_imports(tree: ast.AST, text: str, added: set[str], path: str) -> list[str]:
+    """Names imported on lines this session added to `path` (`added`: those lines, stripped)
+    that the file never uses."""
     if path.endswith("__init__.py") or "__all__" in text:
         return []  # re-exports are the point of these files
-    added = {line.strip() for lines in added_by_path.get(path, ()) for line in lines}
     source_lines = text.splitlines()
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     unused: list[str] = []
