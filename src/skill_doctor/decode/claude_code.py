@@ -16,7 +16,6 @@ those are dropped.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -25,6 +24,7 @@ from .builder import TranscriptBuilder
 from ..model import ParseProblem
 from .fields import exit_code as _exit_code, text_or_none
 from .jsonl import iter_records, read_json
+from .seen import SeenKeys
 
 HARNESS = "claude-code"
 
@@ -134,7 +134,7 @@ def _web_records(stream: BinaryIO, b: TranscriptBuilder):
 def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
     b = TranscriptBuilder(str(path), HARNESS)
     b.drop_unanswered_calls = True
-    seen_uuids: set[bytes] = set()
+    seen_lines = SeenKeys()
     subagent_file: bool | None = None
     headless = False
     head = stream.read(256)
@@ -163,13 +163,9 @@ def decode(path: Path, stream: BinaryIO) -> TranscriptBuilder:
         if isinstance(uuid, str):
             # Resumed sessions copy earlier lines verbatim; but some stream-json versions give
             # every content block of one message the message's uuid, so the key names the block.
-            # Held as a digest: a gigabyte session has half a million lines to remember.
-            key = hashlib.blake2b(f"{uuid}\0{_blocks_key(rec.get('message'))}".encode(
-                "utf-8", "surrogatepass"), digest_size=16).digest()
-            if key in seen_uuids:
+            if not seen_lines.add(f"{uuid}\0{_blocks_key(rec.get('message'))}"):
                 b.skip("duplicate")
                 continue
-            seen_uuids.add(key)
         if kind in _BOOKKEEPING:
             b.skip(str(kind))
             continue
