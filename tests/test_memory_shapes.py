@@ -7,6 +7,7 @@ import json
 import pytest
 
 from skill_doctor.decode.builder import Draft, TranscriptBuilder
+from skill_doctor.decode.seen import SeenKeys
 from skill_doctor.model import Role
 from skill_doctor.write import dump_json, json_bytes, write_file
 
@@ -74,3 +75,12 @@ def test_report_json_in_pieces_is_the_whole_dump(monkeypatch, turns, chunk):
     if turns:
         listed = json.loads(whole)["usage"]["turns"]
         assert len(listed) == turns and listed[-1]["cache_read_tokens"] == 1000 * (turns - 1)
+
+
+def test_seen_keys_answer_like_a_set_across_the_tables_growth():
+    seen = SeenKeys()
+    keys = [f"line-{i}\0tool_use:{i % 7}" for i in range(20_000)] + ["\ud83d lone surrogate", ""]
+    assert all(seen.add(key) for key in keys)  # each new the first time, the table grown often
+    assert len(seen) == len(keys)
+    assert not any(seen.add(key) for key in keys)  # and remembered after every growth
+    assert seen.add("line-20000\0tool_use:0") and len(seen) == len(keys) + 1
