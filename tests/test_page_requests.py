@@ -59,3 +59,31 @@ def test_a_request_asked_again_many_times_lists_the_first_turns_and_a_count(tmp_
     again = rows[0][6]
     assert again.startswith("turn 5, turn 7, turn 9") and again.endswith(" and 10 more")
     assert again.count("turn ") == 20
+
+
+def test_rows_built_a_few_at_a_time_make_the_page_built_whole(tmp_path):
+    # The request table's rows are built and rendered in pieces so a long session's page never
+    # holds them all as elements; the bytes must be the whole page's, texts with line breaks
+    # (a hostile file name), secrets and deep indentation included.
+    asks = ["Fix the page count in src/mod0.py", "Add a --verbose flag to the CLI in src/mod1.py",
+            "Rename the helper in src/mod2.py to parse_header", "Write tests for src/mod3.py",
+            "Make the cache in src/mod4.py expire after an hour",
+            "Log the request id in src/mod5.py", "Remove the dead branch from src/mod6.py"]
+    steps = []
+    for i, ask in enumerate(asks):
+        steps += [
+            {"user": f"{ask}; the key is AKIAIOSFODNN7EXAMPL{i}."},
+            {"tool": "Edit", "input": {"file_path": f"/home/dev/proj/src/mod{i}\n  <b>x</b>.py",
+                                       "old_string": "a = 1", "new_string": "a = 2"},
+             "output": "The file has been updated."},
+            {"tool": "Bash", "input": {"command": f"pytest -q \\\n  tests/test_{i}.py"},
+             "output": "1 passed in 0.01s"},
+            {"assistant": f"Fixed bug {i}."}]
+    path = tmp_path / "s.jsonl"
+    path.write_text(claude_jsonl(steps), encoding="utf-8")
+    report = grade(decode_file(path), rubric.load(), "2026-01-01T00:00:00Z")
+    whole = render(report, rows_per_piece=None)
+    assert len(_rows(whole)) > 3 and "AKIAIOSFODNN7EXAMPL" not in whole  # several pieces
+    assert "mod3\n" in whole  # the line break inside a row's text is kept, not re-indented
+    for per_piece in (1, 3, 100):
+        assert render(report, rows_per_piece=per_piece) == whole

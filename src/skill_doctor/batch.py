@@ -793,7 +793,7 @@ def index_pieces(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
     hundred rows' elements in memory at once (None: the whole page at once, as a reference)."""
     from dominate import tags as h
 
-    from .redact import scrub_page
+    from .render import rows_in_pieces
 
     in_order = ordered(rows, view) if rows else []
     if rows_per_piece is None:
@@ -802,24 +802,11 @@ def index_pieces(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
         return
     page_text = _index_page(rows, None, figures, generated_at, skipped, view, thresholds,
                             redact_secrets)
-    mark = f"<tbody>{_ROWS_MARK}</tbody>"
-    at = page_text.find(mark)
-    if at < 0:  # no sessions: no table
+    if not in_order:  # no sessions: no table
         yield page_text
         return
-    line_start = page_text.rfind("\n", 0, at) + 1
-    indent = page_text[line_start:at]
-    yield page_text[:at] + "<tbody>\n"
-    for start in range(0, len(in_order), rows_per_piece):
-        body = h.tbody()
-        with body:
-            for row in in_order[start:start + rows_per_piece]:
-                _session_row(row, h)
-        # The detached tbody renders its rows one level in from its own: indented as the
-        # page's tbody is, they are where the whole page has them.
-        lines = scrub_page(body, redact_secrets).split("\n")[1:-1]
-        yield "".join(indent + line + "\n" for line in lines)
-    yield indent + "</tbody>" + page_text[at + len(mark):]
+    yield from rows_in_pieces(page_text, _ROWS_MARK, in_order, lambda row: _session_row(row, h),
+                              redact_secrets, rows_per_piece)
 
 
 def _index_page(rows: Sequence[Row], in_order: Sequence[Row] | None,

@@ -228,7 +228,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .decode import decode_file
     from .decode.sessions import last as last_session
     from .locate import locate
-    from .render import render
+    from .render import render_pieces
     from .report import grade, no_history, report_json
     from .write import check_target, write_report
 
@@ -262,7 +262,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         # report says how many it holds.
         transcript = last_session(decode_file(located.path, harness=args.harness))
         report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
-    files = {"report.html": render(report), "report.json": report_json(report)}
+    files = {"report.html": render_pieces(report), "report.json": report_json(report)}
     write_report(target, files, force=args.force)
 
     say(f"Report written to {_shown(target / 'report.html', cwd)}")

@@ -21,10 +21,12 @@ appendix of every cited turn, which each evidence citation links to (`#turn-14`)
 
 from __future__ import annotations
 
+import gc
 import re
-from typing import Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .overview import KIND_LABELS, Cell, CitedTurn, FileDiff, Gap, Overview, SetupItem
+from .overview import KIND_LABELS, Cell, CitedTurn, FileDiff, Gap, Overview, RequestRow, \
+    SetupItem
 from .report import Report, display_path
 from .rubric import Band, Criterion
 from .scoring import CriterionScore, ScaleScore
@@ -240,6 +242,14 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
+# The one part of a page that grows with the session (or the batch) is a table's rows: a
+# page element costs about a kilobyte, and a long session's request table held tens of
+# thousands. Such a table's body is rendered with a mark in place of its rows, and the rows are
+# built and rendered this many at a time into it (rows_in_pieces).
+ROWS_PER_PIECE = 100
+REQUEST_ROWS_MARK = "SkillDoctorRequestRowsGoHere"  # letters only: no redaction pattern touches it
+
+
 def page(title: str, css: str):
     """A dominate document with the head every skill-doctor page has: UTF-8, the CSP that
     forbids every load, a viewport for small screens, no referrer, and the embedded CSS.
@@ -267,12 +277,21 @@ def page(title: str, css: str):
     return doc
 
 
-def render(report: Report, thresholds: Mapping[str, float] | None = None) -> str:
+def render(report: Report, thresholds: Mapping[str, float] | None = None, *,
+           rows_per_piece: int | None = ROWS_PER_PIECE) -> str:
     """The whole page as a string (deterministic for the same report).
 
     `thresholds` are the minimum scores the verdict judges by; by default the rubric's
-    (`report.thresholds`), as `check` without `--min-*` options would.
+    (`report.thresholds`), as `check` without `--min-*` options would. The request table's
+    rows are built `rows_per_piece` at a time (None: the whole page at once, as a reference).
     """
+    return "".join(render_pieces(report, thresholds, rows_per_piece=rows_per_piece))
+
+
+def render_pieces(report: Report, thresholds: Mapping[str, float] | None = None, *,
+                  rows_per_piece: int | None = ROWS_PER_PIECE) -> Iterator[str]:
+    """`render`'s page as consecutive pieces of text, for writing as they come (a long
+    session's page is never held whole)."""
     from dominate import tags as h
 
     doc = page(f"Skill Doctor Report — {report.session_id}", CSS)
@@ -294,7 +313,7 @@ def render(report: Report, thresholds: Mapping[str, float] | None = None) -> str
                 _suggestions(report, h)
                 if ov is not None:
                     _gaps(ov, h)
-                    _requests(report, ov, h)
+                    _requests(report, ov, h, rows=rows_per_piece is None)
                     _session(ov, h, report.usage)
                     _setup(ov, h)
                     _timeline(report, ov, h)
@@ -307,7 +326,15 @@ def render(report: Report, thresholds: Mapping[str, float] | None = None) -> str
     # The output boundary: every text and attribute of the page redacted (unless switched
     # off) as one text, so nothing a view forgot leaks; hidden characters shown, never obeyed.
     from .redact import scrub_page
-    return scrub_page(doc, report.redacted) + "\n"
+    page_text = scrub_page(doc, report.redacted) + "\n"
+    if rows_per_piece is None or ov is None or not ov.requests:
+        yield page_text
+        return
+    del doc  # the page's elements are not needed while the rows are built
+    cited = cited_turns(report)
+    yield from rows_in_pieces(page_text, REQUEST_ROWS_MARK, ov.requests,
+                              lambda row: _request_row(row, cited, h), report.redacted,
+                              rows_per_piece)
 
 
 # The contract's sections ---------------------------------------------------------------------
@@ -741,12 +768,39 @@ _KIND_WORDS = {"change": "change", "question": "question", "operation": "to run"
 _LISTED_ITEMS = 20  # files or turns shown in one cell of the request table
 
 
-def _requests(report: Report, ov: Overview, h) -> None:
-    """The request ledger: each request, what was done for it, the check after it."""
+def _requests(report: Report, ov: Overview, h, rows: bool = True) -> None:
+    """The request ledger: each request, what was done for it, the check after it. Without
+    `rows`, the table body holds REQUEST_ROWS_MARK for `render` to put the rows in."""
     if not ov.requests:
         return
-    cited = {e.turn for f in report.findings for e in f.evidence}
+    with h.section(aria_labelledby="requests"):
+        h.h2("Requests", id="requests")
+        h.p("What the user asked, request by request (follow-ups such as \"ok\" or a "
+            "clarification count with the request before them), and what the session did for "
+            "each. Task completion is judged on every one; the worst bounds it.", cls="meta")
+        with h.div(cls="scroll"):
+            with h.table(cls="requests"):
+                with h.thead():
+                    with h.tr():
+                        for title in ("Turn", "Asked", "Kind", "Tool calls", "Files changed",
+                                      "Check after the last edit", "Asked again"):
+                            h.th(title, scope="col", cls="num" if title == "Tool calls" else "")
+                with h.tbody():
+                    if not rows:
+                        from dominate.util import text
 
+                        text(REQUEST_ROWS_MARK)
+                        return
+                    cited = cited_turns(report)
+                    for row in ov.requests:
+                        _request_row(row, cited, h)
+
+
+def cited_turns(report: Report) -> set[int]:
+    return {e.turn for f in report.findings for e in f.evidence}
+
+
+def _request_row(row: RequestRow, cited: set[int], h) -> None:
     def turn_link(turn: int) -> None:
         if turn in cited:
             h.a(f"turn {turn}", href=f"#turn-{turn}")
@@ -765,38 +819,76 @@ def _requests(report: Report, ov: Overview, h) -> None:
         if len(items) > _LISTED_ITEMS:
             h.span(f" and {len(items) - _LISTED_ITEMS:,} more")
 
-    with h.section(aria_labelledby="requests"):
-        h.h2("Requests", id="requests")
-        h.p("What the user asked, request by request (follow-ups such as \"ok\" or a "
-            "clarification count with the request before them), and what the session did for "
-            "each. Task completion is judged on every one; the worst bounds it.", cls="meta")
-        with h.div(cls="scroll"):
-            with h.table(cls="requests"):
-                with h.thead():
-                    with h.tr():
-                        for title in ("Turn", "Asked", "Kind", "Tool calls", "Files changed",
-                                      "Check after the last edit", "Asked again"):
-                            h.th(title, scope="col", cls="num" if title == "Tool calls" else "")
-                with h.tbody():
-                    for row in ov.requests:
-                        with h.tr():
-                            with h.td(__pretty=False):
-                                turn_link(row.turn)
-                            h.td(row.text)
-                            h.td(_KIND_WORDS.get(row.kind, row.kind))
-                            h.td(str(row.tool_calls), cls="num")
-                            with h.td(__pretty=False):
-                                listed(row.files, h.code, "none")
-                            with h.td(__pretty=False):
-                                if row.check is None:
-                                    h.span("none", cls="none")
-                                else:
-                                    h.code(row.check)
-                                    h.span(" (")
-                                    turn_link(row.check_turn)
-                                    h.span(")")
-                            with h.td(__pretty=False):
-                                listed(row.asked_again, turn_link, "no")
+    with h.tr():
+        with h.td(__pretty=False):
+            turn_link(row.turn)
+        h.td(row.text)
+        h.td(_KIND_WORDS.get(row.kind, row.kind))
+        h.td(str(row.tool_calls), cls="num")
+        with h.td(__pretty=False):
+            listed(row.files, h.code, "none")
+        with h.td(__pretty=False):
+            if row.check is None:
+                h.span("none", cls="none")
+            else:
+                h.code(row.check)
+                h.span(" (")
+                turn_link(row.check_turn)
+                h.span(")")
+        with h.td(__pretty=False):
+            listed(row.asked_again, turn_link, "no")
+
+
+def rows_in_pieces(page_text: str, mark: str, rows: Sequence[Any],
+                   show_row: Callable[[Any], None], redact_secrets: bool,
+                   rows_per_piece: int = ROWS_PER_PIECE) -> Iterator[str]:
+    """`page_text` (a page through the page boundary, redact.scrub_page, whose table body
+    holds only `mark`) as consecutive pieces, the body filled with `show_row` of each row
+    (at least one), `rows_per_piece` rows' elements in memory at a time.
+
+    Each piece passes the same page boundary, built inside as many wrapping elements as the
+    page's table body is deep, so it is indented as the whole page would have it, texts that
+    hold line breaks included: the same bytes as the page built whole."""
+    from dominate import tags as h
+
+    from .redact import scrub_page
+
+    placeholder = f"<tbody>{mark}</tbody>"
+    at = page_text.find(placeholder)
+    if at < 0:
+        yield page_text
+        return
+    indent = page_text[page_text.rfind("\n", 0, at) + 1:at]
+    yield page_text[:at] + "<tbody>"
+    for start in range(0, len(rows), rows_per_piece):
+        # A piece's elements refer to each other in cycles (parent and child, an element and
+        # its `with` block), so only the cycle collector frees them; by the time a piece is
+        # done, the collections its building set off have moved them to the oldest generation,
+        # which a long session's hundred thousand turns make slow to collect and seldom
+        # collected: the pieces' elements piled up (15 MB at 1 GB). So a piece is built with
+        # automatic collection paused, and its elements, all still in the youngest generation,
+        # are collected as soon as it is rendered.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            outer = body = h.tbody()
+            for _ in range(len(indent) // len(_INDENT)):
+                outer = h.div(outer)
+            with body:
+                for row in rows[start:start + rows_per_piece]:
+                    show_row(row)
+            text = scrub_page(outer, redact_secrets)
+            del outer, body
+            gc.collect(0)
+        finally:
+            if enabled:
+                gc.enable()
+        # The rows: after the body's opening tag, up to the line break before its closing one.
+        yield text[text.index("<tbody>") + len("<tbody>"):text.rindex("\n", 0, text.rindex("</tbody>"))]
+    yield "\n" + indent + "</tbody>" + page_text[at + len(placeholder):]
+
+
+_INDENT = "  "  # dominate's indentation step
 
 
 def _setup(ov: Overview, h) -> None:
