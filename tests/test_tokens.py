@@ -266,3 +266,29 @@ def test_hostile_token_fields_read_as_zero(tmp_path):
     path = tmp_path / "h.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
     assert [(u.input, u.output) for u in decode_file(path).usage] == [(4, 2)]
+
+
+def test_per_turn_tokens_sum_each_turns_calls_in_turn_order():
+    # Records arrive out of turn order (a request learnt at the end, a call pinned to the
+    # last turn); each turn's calls are summed, and the list is read like the tuples it
+    # stands for: iterated, indexed from either end, sliced.
+    usages = (Usage(3, 1, 2, 3, 4), Usage(1, 10, 20, 30, 40), Usage(3, 100, 0, 0, 1),
+              Usage(0, 5, 5, 5, 5), Usage(2, 7, 0, 0, 0))
+    turns = tokens.TurnTokens(usages)
+    expected = [(0, (5, 5, 5, 5)), (1, (10, 20, 30, 40)), (2, (7, 0, 0, 0)),
+                (3, (101, 2, 3, 5))]
+    assert list(turns) == expected and len(turns) == 4
+    assert turns[0] == expected[0] and turns[-1] == expected[-1]
+    assert turns[1:3] == expected[1:3] and turns[3:10] == expected[3:]
+    with pytest.raises(IndexError):
+        turns[4]
+    assert tokens.turns_json(turns[3:]) == [{"turn": 3, "input_tokens": 101, "output_tokens": 2,
+                                            "cache_read_tokens": 3, "cache_write_tokens": 5}]
+
+
+def test_per_turn_sums_past_a_machine_word_are_kept_whole():
+    # Every count is bounded when decoded, but a hostile log can give one turn thousands of
+    # calls at the bound: the sum must come out whole, not wrap or fail.
+    big = 10**15
+    usages = tuple(Usage(1, big) for _ in range(10_000)) + (Usage(2, 1),)
+    assert list(tokens.TurnTokens(usages)) == [(1, (10**19, 0, 0, 0)), (2, (1, 0, 0, 0))]

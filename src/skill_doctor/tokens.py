@@ -12,10 +12,12 @@ number. Prices are never fetched: the same session and tables always give the sa
 from __future__ import annotations
 
 import fnmatch
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, overload
 
 from .model import Transcript, Usage
 
@@ -73,9 +75,8 @@ class UsageSummary:
     counts: Mapping[str, int]
     calls: int
     models: tuple[ModelUsage, ...]
-    # (turn, counts in the order of KINDS), by turn; 0 = the run. Tuples, not mappings: a
-    # long session has a hundred thousand of them.
-    turns: tuple[tuple[int, tuple[int, ...]], ...]
+    # (turn, counts in the order of KINDS), by turn; 0 = the run.
+    turns: TurnTokens
     cost_usd: float | None  # None when a model's price is unknown
     unpriced: tuple[str, ...]  # models without a price ("not recorded" when unnamed)
     prices_as_of: str
@@ -84,6 +85,77 @@ class UsageSummary:
     @property
     def total(self) -> int:
         return sum(self.counts.values())
+
+
+class TurnTokens(Sequence[tuple[int, tuple[int, ...]]]):
+    """Each turn's tokens as (turn, counts in the order of KINDS), in turn order, from a
+    session's usage records (a turn's records summed).
+
+    A long session has a hundred thousand turns that used tokens; held as tuples of numbers
+    they took 13 MB at 1 GB. Here they are five machine words a turn, in one array; the tuples
+    are made when read. Numbers past a machine word (sums of absurd counts in a damaged or
+    hostile log) keep the whole list as tuples instead."""
+
+    __slots__ = ("_flat",)
+    _WIDTH = 1 + len(KINDS)
+
+    def __init__(self, usages: Sequence[Usage]) -> None:
+        by_turn = attrgetter("turn")
+        if any(a.turn > b.turn for a, b in zip(usages, usages[1:])):
+            usages = sorted(usages, key=by_turn)  # stable: a turn's records keep their order
+        flat: list[int] | array = array("q")
+        try:
+            self._fill(flat, usages)
+        except OverflowError:
+            flat = []
+            self._fill(flat, usages)
+        self._flat = flat
+
+    @staticmethod
+    def _fill(flat: list[int] | array, usages: Sequence[Usage]) -> None:
+        width = 1 + len(KINDS)
+        for usage in usages:
+            counts = (usage.input, usage.output, usage.cache_read, usage.cache_write)
+            if flat and flat[-width] == usage.turn:
+                for k in range(len(KINDS)):
+                    flat[k - len(KINDS)] += counts[k]
+            else:
+                flat.append(usage.turn)
+                flat.extend(counts)
+
+    def __len__(self) -> int:
+        return len(self._flat) // self._WIDTH
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, tuple[int, ...]]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, tuple[int, ...]]]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("turn index out of range")
+        at = index * self._WIDTH
+        row = self._flat[at:at + self._WIDTH]
+        return row[0], tuple(row[1:])
+
+    def __iter__(self) -> Iterator[tuple[int, tuple[int, ...]]]:
+        flat, width = self._flat, self._WIDTH
+        for at in range(0, len(flat), width):
+            yield flat[at], tuple(flat[at + 1:at + width])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TurnTokens):
+            return list(self) == list(other)
+        if isinstance(other, (tuple, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"TurnTokens({list(self)!r})"
 
 
 # -- price tables ------------------------------------------------------------------------------
@@ -172,14 +244,9 @@ def summarize(transcript: Transcript | None, prices: PriceTable | None = None
         return None
     prices = prices or table()
     totals = _zero()
-    by_turn: dict[int, tuple[int, ...]] = {}
     by_model: dict[str | None, tuple[dict[str, int], list[int]]] = {}
     for usage in transcript.usage:
         _add(totals, usage)
-        turn_counts = tuple(getattr(usage, k) for k in KINDS)
-        earlier = by_turn.get(usage.turn)
-        by_turn[usage.turn] = turn_counts if earlier is None else \
-            tuple(a + b for a, b in zip(earlier, turn_counts))
         model = usage.model or transcript.model
         counts, calls = by_model.setdefault(model, (_zero(), [0]))
         _add(counts, usage)
@@ -196,7 +263,7 @@ def summarize(transcript: Transcript | None, prices: PriceTable | None = None
     cost = None if unpriced else round(sum(m.cost_usd or 0.0 for m in models), 6)
     return UsageSummary(
         counts=totals, calls=len(transcript.usage), models=tuple(models),
-        turns=tuple(sorted(by_turn.items())), cost_usd=cost, unpriced=tuple(unpriced),
+        turns=TurnTokens(transcript.usage), cost_usd=cost, unpriced=tuple(unpriced),
         prices_as_of=prices.as_of, custom_prices=bool(prices.custom))
 
 
