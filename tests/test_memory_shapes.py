@@ -8,7 +8,7 @@ import pytest
 
 from skill_doctor.decode.builder import Draft, TranscriptBuilder
 from skill_doctor.decode.seen import SeenKeys
-from skill_doctor.model import Role
+from skill_doctor.model import Role, Usage
 from skill_doctor.write import dump_json, json_bytes, write_file
 
 
@@ -84,3 +84,22 @@ def test_seen_keys_answer_like_a_set_across_the_tables_growth():
     assert len(seen) == len(keys)
     assert not any(seen.add(key) for key in keys)  # and remembered after every growth
     assert seen.add("line-20000\0tool_use:0") and len(seen) == len(keys) + 1
+
+
+def test_usage_log_reads_like_the_tuple_of_usage_it_replaces():
+    import pickle
+
+    b = TranscriptBuilder("s.jsonl", "claude-code")
+    b.user("Fix the page count in src/pager.py.")
+    b.usage("msg1", input=10, output=5, cache_read=1000, model="claude-sonnet-4-5")
+    b.usage("msg1", input=7, output=9, cache_read=1000)  # a split message: the larger counts
+    b.assistant("Reading it.")
+    b.usage("msg2", turn=99, input=1, cache_write=10**15)  # past the last turn: pinned to it
+    b.assistant("Fixed.")
+    usage = b.build().usage
+    expected = (Usage(2, 10, 9, 1000, 0, "claude-sonnet-4-5"), Usage(3, 1, 0, 0, 10**15, None))
+    assert usage == expected and tuple(usage) == expected and len(usage) == 2
+    assert usage[0] == expected[0] and usage[-1] == expected[1] and usage[1:] == expected[1:]
+    assert pickle.loads(pickle.dumps(usage)) == expected
+    with pytest.raises(IndexError):
+        usage[2]

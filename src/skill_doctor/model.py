@@ -8,9 +8,10 @@ never see harness-specific shapes. Nodes are frozen; each remembers where it cam
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 
 class Role(str, Enum):
@@ -260,6 +261,54 @@ class Usage:
         return self.input + self.output + self.cache_read + self.cache_write
 
 
+class UsageLog(Sequence[Usage]):
+    """A session's Usage records in the order they were first logged, read as a tuple of them.
+
+    A long session logs a hundred thousand model calls; as objects, each with its own four
+    numbers, they took about 190 bytes a call (19 MB at 1 GB). Here a call is five machine
+    words (turn and counts) in one array plus its model's shared name, and a Usage is made
+    when read. Counts are bounded when decoded, so they always fit a word."""
+
+    __slots__ = ("_rows", "_models")
+    _WIDTH = 5  # turn, input, output, cache_read, cache_write
+
+    def __init__(self, rows: array, models: list[str | None]) -> None:
+        self._rows = rows
+        self._models = models
+
+    def __len__(self) -> int:
+        return len(self._models)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("usage index out of range")
+        at = index * self._WIDTH
+        return Usage(*self._rows[at:at + self._WIDTH], model=self._models[index])
+
+    def __iter__(self) -> Iterator[Usage]:
+        rows, width = self._rows, self._WIDTH
+        for index, model in enumerate(self._models):
+            at = index * width
+            yield Usage(*rows[at:at + width], model=model)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (UsageLog, tuple, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"UsageLog({tuple(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return UsageLog, (self._rows, self._models)
+
+
 @dataclass(frozen=True, slots=True)
 class ParseProblem:
     """Where decoding stopped: a positioned message plus the surrounding source text."""
@@ -287,7 +336,8 @@ class Transcript:
     problem: ParseProblem | None = None  # set when decoding could not finish
     not_a_transcript: bool = False  # the file is readable but is no session at all
     extra: tuple[tuple[str, str], ...] = field(default=())  # harness facts worth showing (version, branch)
-    usage: tuple[Usage, ...] = ()  # tokens per model call, where the harness logs them
+    # Tokens per model call, where the harness logs them (a UsageLog from the decoders).
+    usage: Sequence[Usage] = ()
     # Why the agent never ran (its install failed, its command was not found): such a run is
     # too short to assess, for that reason, rather than a session that went badly.
     not_started: str | None = None

@@ -884,7 +884,8 @@ def rows_in_pieces(page_text: str, mark: str, rows: Sequence[Any],
             if enabled:
                 gc.enable()
         # The rows: after the body's opening tag, up to the line break before its closing one.
-        yield text[text.index("<tbody>") + len("<tbody>"):text.rindex("\n", 0, text.rindex("</tbody>"))]
+        first = text.index("<tbody>") + len("<tbody>")
+        yield text[first:text.rindex("\n", first, text.rindex("</tbody>"))]
     yield "\n" + indent + "</tbody>" + page_text[at + len(placeholder):]
 
 

@@ -100,28 +100,35 @@ class TurnTokens(Sequence[tuple[int, tuple[int, ...]]]):
     _WIDTH = 1 + len(KINDS)
 
     def __init__(self, usages: Sequence[Usage]) -> None:
-        by_turn = attrgetter("turn")
-        if any(a.turn > b.turn for a, b in zip(usages, usages[1:])):
-            usages = sorted(usages, key=by_turn)  # stable: a turn's records keep their order
         flat: list[int] | array = array("q")
+        by_turn = attrgetter("turn")
         try:
-            self._fill(flat, usages)
+            if not self._fill(flat, usages):
+                flat = array("q")
+                self._fill(flat, sorted(usages, key=by_turn))  # stable: a turn's calls in order
         except OverflowError:
             flat = []
-            self._fill(flat, usages)
+            self._fill(flat, sorted(usages, key=by_turn))
         self._flat = flat
 
     @staticmethod
-    def _fill(flat: list[int] | array, usages: Sequence[Usage]) -> None:
+    def _fill(flat: list[int] | array, usages: Iterable[Usage]) -> bool:
+        """Sum `usages`, in turn order, into `flat`; False (`flat` left unfinished) at a call
+        out of turn order (a request learnt at the end, a call pinned to the last turn)."""
         width = 1 + len(KINDS)
         for usage in usages:
-            counts = (usage.input, usage.output, usage.cache_read, usage.cache_write)
-            if flat and flat[-width] == usage.turn:
-                for k in range(len(KINDS)):
-                    flat[k - len(KINDS)] += counts[k]
+            last = flat[-width] if flat else None
+            if last == usage.turn:
+                flat[-4] += usage.input
+                flat[-3] += usage.output
+                flat[-2] += usage.cache_read
+                flat[-1] += usage.cache_write
+            elif last is not None and last > usage.turn:
+                return False
             else:
                 flat.append(usage.turn)
-                flat.extend(counts)
+                flat.extend((usage.input, usage.output, usage.cache_read, usage.cache_write))
+        return True
 
     def __len__(self) -> int:
         return len(self._flat) // self._WIDTH
