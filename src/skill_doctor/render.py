@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import re
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .overview import KIND_LABELS, Cell, CitedTurn, FileDiff, Gap, Overview, RequestRow, \
@@ -294,6 +295,23 @@ def render_pieces(report: Report, thresholds: Mapping[str, float] | None = None,
     session's page is never held whole)."""
     from dominate import tags as h
 
+    with _elements_collected():
+        page_text = _page_text(report, thresholds, rows_per_piece is None)
+    ov = report.overview
+    if rows_per_piece is None or ov is None or not ov.requests:
+        yield page_text
+        return
+    cited = cited_turns(report)
+    yield from rows_in_pieces(page_text, REQUEST_ROWS_MARK, ov.requests,
+                              lambda row: _request_row(row, cited, h), report.redacted,
+                              rows_per_piece)
+
+
+def _page_text(report: Report, thresholds: Mapping[str, float] | None, rows: bool) -> str:
+    """The page through the page boundary; without `rows`, the request table's body holds
+    REQUEST_ROWS_MARK."""
+    from dominate import tags as h
+
     doc = page(f"Skill Doctor Report — {report.session_id}", CSS)
     ov = report.overview
     graded = report.status not in ("no_history", "too_short")
@@ -313,7 +331,7 @@ def render_pieces(report: Report, thresholds: Mapping[str, float] | None = None,
                 _suggestions(report, h)
                 if ov is not None:
                     _gaps(ov, h)
-                    _requests(report, ov, h, rows=rows_per_piece is None)
+                    _requests(report, ov, h, rows=rows)
                     _session(ov, h, report.usage)
                     _setup(ov, h)
                     _timeline(report, ov, h)
@@ -326,15 +344,7 @@ def render_pieces(report: Report, thresholds: Mapping[str, float] | None = None,
     # The output boundary: every text and attribute of the page redacted (unless switched
     # off) as one text, so nothing a view forgot leaks; hidden characters shown, never obeyed.
     from .redact import scrub_page
-    page_text = scrub_page(doc, report.redacted) + "\n"
-    if rows_per_piece is None or ov is None or not ov.requests:
-        yield page_text
-        return
-    del doc  # the page's elements are not needed while the rows are built
-    cited = cited_turns(report)
-    yield from rows_in_pieces(page_text, REQUEST_ROWS_MARK, ov.requests,
-                              lambda row: _request_row(row, cited, h), report.redacted,
-                              rows_per_piece)
+    return scrub_page(doc, report.redacted) + "\n"
 
 
 # The contract's sections ---------------------------------------------------------------------
@@ -849,10 +859,6 @@ def rows_in_pieces(page_text: str, mark: str, rows: Sequence[Any],
     Each piece passes the same page boundary, built inside as many wrapping elements as the
     page's table body is deep, so it is indented as the whole page would have it, texts that
     hold line breaks included: the same bytes as the page built whole."""
-    from dominate import tags as h
-
-    from .redact import scrub_page
-
     placeholder = f"<tbody>{mark}</tbody>"
     at = page_text.find(placeholder)
     if at < 0:
@@ -860,36 +866,55 @@ def rows_in_pieces(page_text: str, mark: str, rows: Sequence[Any],
         return
     indent = page_text[page_text.rfind("\n", 0, at) + 1:at]
     yield page_text[:at] + "<tbody>"
+    depth = len(indent) // len(_INDENT)
     for start in range(0, len(rows), rows_per_piece):
-        # A piece's elements refer to each other in cycles (parent and child, an element and
-        # its `with` block), so only the cycle collector frees them; by the time a piece is
-        # done, the collections its building set off have moved them to the oldest generation,
-        # which a long session's hundred thousand turns make slow to collect and seldom
-        # collected: the pieces' elements piled up (15 MB at 1 GB). So a piece is built with
-        # automatic collection paused, and its elements, all still in the youngest generation,
-        # are collected as soon as it is rendered.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            outer = body = h.tbody()
-            for _ in range(len(indent) // len(_INDENT)):
-                outer = h.div(outer)
-            with body:
-                for row in rows[start:start + rows_per_piece]:
-                    show_row(row)
-            text = scrub_page(outer, redact_secrets)
-            del outer, body
-            gc.collect(0)
-        finally:
-            if enabled:
-                gc.enable()
+        with _elements_collected():
+            text = _piece_text(rows[start:start + rows_per_piece], show_row, depth,
+                               redact_secrets)
         # The rows: after the body's opening tag, up to the line break before its closing one.
         first = text.index("<tbody>") + len("<tbody>")
         yield text[first:text.rindex("\n", first, text.rindex("</tbody>"))]
     yield "\n" + indent + "</tbody>" + page_text[at + len(placeholder):]
 
 
+def _piece_text(rows: Sequence[Any], show_row: Callable[[Any], None], depth: int,
+                redact_secrets: bool) -> str:
+    """`rows` in a table body `depth` elements deep, through the page boundary."""
+    from dominate import tags as h
+
+    from .redact import scrub_page
+
+    outer = body = h.tbody()
+    for _ in range(depth):
+        outer = h.div(outer)
+    with body:
+        for row in rows:
+            show_row(row)
+    return scrub_page(outer, redact_secrets)
+
+
 _INDENT = "  "  # dominate's indentation step
+
+
+@contextmanager
+def _elements_collected() -> Iterator[None]:
+    """Automatic garbage collection paused while a page (or a piece of one) is built and
+    rendered inside, and the page's elements collected at once after.
+
+    Page elements refer to each other in cycles (parent and child, an element and its `with`
+    block), so only the cycle collector frees them. Left to it, the collections that building
+    sets off move them to the oldest generation, which a long session's hundred thousand turns
+    make slow to collect and seldom collected: the request table's pieces piled up there, 15 MB
+    at 1 GB. Paused, everything made inside stays in the youngest generation, and collecting
+    that alone frees the elements the moment they are unreachable."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect(0)
+        if enabled:
+            gc.enable()
 
 
 def _setup(ov: Overview, h) -> None:
