@@ -32,6 +32,7 @@ class SeenKeys:
 
     def add(self, key: str) -> bool:
         """Remember `key`; False when it was seen before."""
+        # 0 marks an empty slot, so a zero digest is taken as 1 (one more collision in 2^64).
         digest = int.from_bytes(hashlib.blake2b(
             key.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little") or 1
         table, mask = self._table, self._mask
