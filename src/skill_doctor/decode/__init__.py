@@ -33,6 +33,8 @@ DECODERS: tuple[str, ...] = ("asciicast", "atif", "claude_code", "codex", "gemin
 TEXT_DECODER = "plaintext"
 HEAD_BYTES = 64 * 1024
 MAX_TEXT_BYTES = 32 * 1024 * 1024  # plain text is parsed in one piece; more is cut, with a note
+# Read in 64 KiB pieces, not the default 8: fewer system calls for JSONL lines of many KB.
+_READ_BUFFER = 64 * 1024
 
 
 def _module(name: str) -> ModuleType:
@@ -127,7 +129,7 @@ def _open_regular(path: Path) -> io.BufferedReader:
             raise OSError(0, "not a regular file")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return os.fdopen(fd, "rb", buffering=_READ_BUFFER)
     except BaseException:
         os.close(fd)
         raise
