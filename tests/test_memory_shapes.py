@@ -103,3 +103,12 @@ def test_usage_log_reads_like_the_tuple_of_usage_it_replaces():
     assert pickle.loads(pickle.dumps(usage)) == expected
     with pytest.raises(IndexError):
         usage[2]
+
+
+def test_a_transcript_with_usage_stays_hashable_like_before():
+    b = TranscriptBuilder("s.jsonl", "claude-code")
+    b.user("Fix the page count in src/pager.py.")
+    b.usage("msg1", input=10, output=5)
+    b.assistant("Fixed.")
+    transcript = b.build()
+    assert hash(transcript.usage) == hash((Usage(2, 10, 5),)) and hash(transcript) == hash(transcript)

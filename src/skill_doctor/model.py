@@ -300,7 +300,8 @@ class UsageLog(Sequence[Usage]):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:  # as the tuple it equals: a Transcript stays hashable
+        return hash(tuple(self))
 
     def __repr__(self) -> str:
         return f"UsageLog({tuple(self)!r})"

@@ -93,8 +93,8 @@ class TurnTokens(Sequence[tuple[int, tuple[int, ...]]]):
 
     A long session has a hundred thousand turns that used tokens; held as tuples of numbers
     they took 13 MB at 1 GB. Here they are five machine words a turn, in one array; the tuples
-    are made when read. Numbers past a machine word (sums of absurd counts in a damaged or
-    hostile log) keep the whole list as tuples instead."""
+    are made when read. Sums past a machine word (absurd counts in a damaged or hostile log)
+    keep the whole list in Python numbers instead."""
 
     __slots__ = ("_flat",)
     _WIDTH = 1 + len(KINDS)
@@ -155,9 +155,7 @@ class TurnTokens(Sequence[tuple[int, tuple[int, ...]]]):
             yield flat[at], tuple(flat[at + 1:at + width])
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, TurnTokens):
-            return list(self) == list(other)
-        if isinstance(other, (tuple, list)):
+        if isinstance(other, (TurnTokens, tuple, list)):
             return list(self) == list(other)
         return NotImplemented
 
