@@ -301,7 +301,7 @@ def render_pieces(report: Report, thresholds: Mapping[str, float] | None = None,
     if rows_per_piece is None or ov is None or not ov.requests:
         yield page_text
         return
-    cited = cited_turns(report)
+    cited = _cited_turns(report)
     yield from rows_in_pieces(page_text, REQUEST_ROWS_MARK, ov.requests,
                               lambda row: _request_row(row, cited, h), report.redacted,
                               rows_per_piece)
@@ -801,12 +801,13 @@ def _requests(report: Report, ov: Overview, h, rows: bool = True) -> None:
 
                         text(REQUEST_ROWS_MARK)
                         return
-                    cited = cited_turns(report)
+                    cited = _cited_turns(report)
                     for row in ov.requests:
                         _request_row(row, cited, h)
 
 
-def cited_turns(report: Report) -> set[int]:
+def _cited_turns(report: Report) -> set[int]:
+    """The turns the findings cite: the page links to their entries in the appendix."""
     return {e.turn for f in report.findings for e in f.evidence}
 
 
