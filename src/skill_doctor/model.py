@@ -125,13 +125,12 @@ class FileEdit(_Spillable):
 
     def spilled(self, spill: Any, min_chars: int) -> "FileEdit":
         """This edit with its texts of `min_chars` or more moved to `spill` (see `spill`)."""
-        fields = {name.lstrip("_"): getattr(self, name) for name in FileEdit.__slots__}
+        moved = {}
         for name in ("patch", "old", "new", "before", "after"):
-            value = fields[name]
+            value = getattr(self, "_" + name)
             if type(value) is str and len(value) >= min_chars:
-                fields[name] = spill.put_text(value)
-        fields["spill"] = spill
-        return FileEdit(**fields)
+                moved[name] = spill.put_text(value)
+        return self.replace(spill=spill, **moved)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FileEdit):
@@ -261,53 +260,89 @@ class Usage:
         return self.input + self.output + self.cache_read + self.cache_write
 
 
-class UsageLog(Sequence[Usage]):
-    """A session's Usage records in the order they were first logged, read as a tuple of them.
+class WordRows(Sequence):
+    """Records of whole numbers, a fixed number of machine words each in one array, read as
+    the objects they stand for: a long session has a hundred thousand such records, and as
+    objects, each with its own number objects, they took about 190 bytes apiece. A subclass
+    says how a row reads (`_read`) and what a slice is (`_SLICE`); it equals a tuple or list
+    of what it reads as."""
 
-    A long session logs a hundred thousand model calls; as objects, each with its own four
-    numbers, they took about 190 bytes a call (19 MB at 1 GB). Here a call is five machine
-    words (turn and counts) in one array plus its model's shared name, and a Usage is made
-    when read. Counts are bounded when decoded, so they always fit a word."""
+    __slots__ = ("_words",)
+    _WIDTH = 5
+    _SLICE: type = tuple
 
-    __slots__ = ("_rows", "_models")
-    _WIDTH = 5  # turn, input, output, cache_read, cache_write
+    def __init__(self, words: Any) -> None:
+        self._words = words  # an array of machine words, or a list where numbers outgrow one
 
-    def __init__(self, rows: array, models: list[str | None]) -> None:
-        self._rows = rows
-        self._models = models
+    def _read(self, index: int) -> Any:
+        raise NotImplementedError
 
     def __len__(self) -> int:
-        return len(self._models)
+        return len(self._words) // self._WIDTH
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
+            return self._SLICE(self._read(i) for i in range(*index.indices(len(self))))
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
-            raise IndexError("usage index out of range")
-        at = index * self._WIDTH
-        return Usage(*self._rows[at:at + self._WIDTH], model=self._models[index])
+            raise IndexError(f"{type(self).__name__} index out of range")
+        return self._read(index)
 
-    def __iter__(self) -> Iterator[Usage]:
-        rows, width = self._rows, self._WIDTH
-        for index, model in enumerate(self._models):
-            at = index * width
-            yield Usage(*rows[at:at + width], model=model)
+    def __iter__(self) -> Iterator[Any]:
+        return map(self._read, range(len(self)))
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, (UsageLog, tuple, list)):
+        if isinstance(other, (WordRows, tuple, list)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._SLICE(self)!r})"
+
+
+class UsageLog(WordRows):
+    """A session's Usage records in the order they were first logged, read as a tuple of them:
+    five words a call (turn and counts) and its model's shared name. Counts are bounded when
+    decoded, so they always fit a word. The decoder adds to it as it reads (`add`,
+    `keep_larger`, `pin`)."""
+
+    __slots__ = ("_models",)
+
+    def __init__(self, words: array | None = None, models: list[str | None] | None = None) -> None:
+        super().__init__(array("q") if words is None else words)
+        self._models = [] if models is None else models
+
+    def _read(self, index: int) -> Usage:
+        at = index * self._WIDTH
+        return Usage(*self._words[at:at + self._WIDTH], model=self._models[index])
+
+    def add(self, turn: int, counts: Sequence[int], model: str | None) -> int:
+        """A new record; its row."""
+        self._words.append(turn)
+        self._words.extend(counts)
+        self._models.append(model)
+        return len(self._models) - 1
+
+    def keep_larger(self, row: int, counts: Sequence[int], model: str | None) -> None:
+        """The same call logged again: each count the larger of the two, the first model
+        named."""
+        at = row * self._WIDTH + 1  # its counts, after its turn
+        self._words[at:at + 4] = array("q", map(max, self._words[at:at + 4], counts))
+        self._models[row] = self._models[row] or model
+
+    def pin(self, last_turn: int) -> None:
+        """Calls logged after the last turn (or before any) belong to the last turn."""
+        words = self._words
+        for at in range(0, len(words), self._WIDTH):
+            if words[at] > last_turn:
+                words[at] = last_turn
 
     def __hash__(self) -> int:  # as the tuple it equals: a Transcript stays hashable
         return hash(tuple(self))
 
-    def __repr__(self) -> str:
-        return f"UsageLog({tuple(self)!r})"
-
     def __reduce__(self) -> tuple[Any, ...]:
-        return UsageLog, (self._rows, self._models)
+        return UsageLog, (self._words, self._models)
 
 
 @dataclass(frozen=True, slots=True)

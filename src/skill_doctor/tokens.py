@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, overload
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .model import Transcript, Usage
+from .model import Transcript, Usage, WordRows
 
 KINDS = ("input", "output", "cache_read", "cache_write")
 PRICE_KEYS = {"model", "input", "output", "cache_read", "cache_write"}
@@ -87,80 +87,49 @@ class UsageSummary:
         return sum(self.counts.values())
 
 
-class TurnTokens(Sequence[tuple[int, tuple[int, ...]]]):
+class TurnTokens(WordRows):
     """Each turn's tokens as (turn, counts in the order of KINDS), in turn order, from a
-    session's usage records (a turn's records summed).
+    session's usage records (a turn's records summed): five words a turn, where 100,000 nested
+    tuples took 13 MB at 1 GB. Sums past a machine word (absurd counts in a damaged or hostile
+    log) keep the whole list in Python numbers instead."""
 
-    A long session has a hundred thousand turns that used tokens; held as tuples of numbers
-    they took 13 MB at 1 GB. Here they are five machine words a turn, in one array; the tuples
-    are made when read. Sums past a machine word (absurd counts in a damaged or hostile log)
-    keep the whole list in Python numbers instead."""
-
-    __slots__ = ("_flat",)
-    _WIDTH = 1 + len(KINDS)
+    __slots__ = ()
+    _SLICE = list
 
     def __init__(self, usages: Sequence[Usage]) -> None:
-        flat: list[int] | array = array("q")
+        words: list[int] | array = array("q")
         by_turn = attrgetter("turn")
         try:
-            if not self._fill(flat, usages):
-                flat = array("q")
-                self._fill(flat, sorted(usages, key=by_turn))  # stable: a turn's calls in order
+            if not self._fill(words, usages):
+                words = array("q")
+                self._fill(words, sorted(usages, key=by_turn))  # stable: a turn's calls in order
         except OverflowError:
-            flat = []
-            self._fill(flat, sorted(usages, key=by_turn))
-        self._flat = flat
+            words = []
+            self._fill(words, sorted(usages, key=by_turn))
+        super().__init__(words)
 
     @staticmethod
-    def _fill(flat: list[int] | array, usages: Iterable[Usage]) -> bool:
-        """Sum `usages`, in turn order, into `flat`; False (`flat` left unfinished) at a call
+    def _fill(words: list[int] | array, usages: Iterable[Usage]) -> bool:
+        """Sum `usages`, in turn order, into `words`; False (`words` left unfinished) at a call
         out of turn order (a request learnt at the end, a call pinned to the last turn)."""
-        width = 1 + len(KINDS)
         for usage in usages:
-            last = flat[-width] if flat else None
+            last = words[-5] if words else None
             if last == usage.turn:
-                flat[-4] += usage.input
-                flat[-3] += usage.output
-                flat[-2] += usage.cache_read
-                flat[-1] += usage.cache_write
+                words[-4] += usage.input
+                words[-3] += usage.output
+                words[-2] += usage.cache_read
+                words[-1] += usage.cache_write
             elif last is not None and last > usage.turn:
                 return False
             else:
-                flat.append(usage.turn)
-                flat.extend((usage.input, usage.output, usage.cache_read, usage.cache_write))
+                words.extend((usage.turn, usage.input, usage.output, usage.cache_read,
+                              usage.cache_write))
         return True
 
-    def __len__(self) -> int:
-        return len(self._flat) // self._WIDTH
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[int, tuple[int, ...]]: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[tuple[int, tuple[int, ...]]]: ...
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError("turn index out of range")
+    def _read(self, index: int) -> tuple[int, tuple[int, ...]]:
         at = index * self._WIDTH
-        row = self._flat[at:at + self._WIDTH]
+        row = self._words[at:at + self._WIDTH]
         return row[0], tuple(row[1:])
-
-    def __iter__(self) -> Iterator[tuple[int, tuple[int, ...]]]:
-        flat, width = self._flat, self._WIDTH
-        for at in range(0, len(flat), width):
-            yield flat[at], tuple(flat[at + 1:at + width])
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (TurnTokens, tuple, list)):
-            return list(self) == list(other)
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return f"TurnTokens({list(self)!r})"
 
 
 # -- price tables ------------------------------------------------------------------------------

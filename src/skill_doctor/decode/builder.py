@@ -9,7 +9,6 @@ and counts what was kept out of the turn list. Nothing here knows any harness.
 from __future__ import annotations
 
 import sys
-from array import array
 from collections import Counter
 from typing import Any, Callable, Mapping
 
@@ -159,11 +158,8 @@ class TranscriptBuilder:
         self._latest_edit: dict[str, tuple[Draft, int]] = {}  # path -> (draft, position)
         self._notes: list[str] = []
         self._skipped: Counter[str] = Counter()
-        # Tokens per model call, first-seen order: five words each (turn and counts, as in
-        # model.UsageLog) and the model's name; `_usage_at`: key (API message id ...) -> row.
-        self._usage_rows = array("q")
-        self._usage_models: list[str | None] = []
-        self._usage_at: dict[str, int] = {}
+        self._usage = UsageLog()  # tokens per model call, first-seen order
+        self._usage_at: dict[str, int] = {}  # key (API message id ...) -> its row
         # Set by decoders whose harness answers every call it runs (Claude Code): a call left
         # without a result while later calls got theirs was only announced, never run.
         self.drop_unanswered_calls = False
@@ -284,17 +280,12 @@ class TranscriptBuilder:
         if not any(counts):
             return
         model = sys.intern(str(model)) if isinstance(model, str) and model else None  # shared
-        rows = self._usage_rows
         row = self._usage_at.get(key)
         if row is not None:
-            at = row * 5 + 1  # its counts, after its turn
-            rows[at:at + 4] = array("q", map(max, rows[at:at + 4], counts))
-            self._usage_models[row] = self._usage_models[row] or model
+            self._usage.keep_larger(row, counts, model)
             return
-        self._usage_at[key] = len(self._usage_models)
-        rows.append(self.turn_count + 1 if turn is None else turn)
-        rows.extend(counts)
-        self._usage_models.append(model)
+        self._usage_at[key] = self._usage.add(self.turn_count + 1 if turn is None else turn,
+                                              counts, model)
 
     def has_open_call(self, call_id: str) -> bool:
         return call_id in self._open_calls
@@ -358,12 +349,8 @@ class TranscriptBuilder:
         if self._open_calls:
             self.note(f"{len(self._open_calls)} tool call(s) never got a result")
         # A call logged after the last turn (or before any) is pinned to the nearest turn.
-        rows = self._usage_rows
-        for at in range(0, len(rows), 5):
-            if rows[at] > len(turns):
-                rows[at] = len(turns)
-        usage = UsageLog(rows, self._usage_models)
-        self._usage_rows, self._usage_models, self._usage_at = array("q"), [], {}
+        usage, self._usage, self._usage_at = self._usage, UsageLog(), {}
+        usage.pin(len(turns))
         return Transcript(
             source=self.source, harness=self.harness, turns=tuple(turns),
             session_id=self.session_id, started_at=self.started_at, ended_at=self.ended_at,
