@@ -7,7 +7,8 @@ JSON-decode every line with the standard library and with orjson), `skill-doctor
 `skill-doctor check` (when the command exists), start-up, and claude-code-log when it is
 installed. Prints medians, MB/s, peak RSS and the ratios the targets are stated in (report and
 check against the orjson per-line floor of the same run, check against report, the fixed cost
-of start-up plus page building on 1 MB, what importing the page renderer costs), and writes
+of start-up plus page building on 1 MB, a minimal Python reader of the same JSONL (the least
+any reader must do, and so a bound under `report`), what importing the page renderer costs), and writes
 everything as JSON (benchmarks/out/pipeline.json). The inputs are built in the system's
 temporary folder (skill-doctor-bench/, kept for the next run), never in the repository.
 
@@ -117,6 +118,47 @@ with open(sys.argv[1], "rb") as fh:
             pass
 print(time.process_time() - start)
 """
+# The least any reader of a Claude Code session must do, in Python: decode every line with
+# orjson, drop a resumed session's copies by uuid, and keep one small tuple per message text,
+# tool call and tool result with its line number. No validation, no pairing, no grading, no
+# page. What the Python loop over the records costs above the bare decode sets a bound under
+# `report` that no design of the grading can go below.
+_READER = """
+import sys, time, orjson
+start = time.process_time()
+turns, seen = [], set()
+with open(sys.argv[1], "rb") as fh:
+    for number, line in enumerate(fh, 1):
+        try:
+            record = orjson.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        uuid = record.get("uuid")
+        if uuid in seen:
+            continue
+        seen.add(uuid)
+        message = record.get("message")
+        role = record.get("type")
+        if role not in ("user", "assistant") or not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            turns.append((role, content, number))
+            continue
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                turns.append((role, block.get("text"), number))
+            elif kind == "tool_use":
+                turns.append(("call", block.get("name"), block.get("input"), block.get("id"), number))
+            elif kind == "tool_result":
+                turns.append(("result", block.get("tool_use_id"), block.get("content"), number))
+print(time.process_time() - start)
+"""
 PYTHON = sys.executable  # the interpreter measured (a fresh install's unless --in-place)
 
 
@@ -124,6 +166,13 @@ def floor(path: Path, decoder: str) -> float:
     """CPU seconds to read and JSON-decode every line, in the measured interpreter."""
     out = subprocess.run([PYTHON, "-c", _FLOOR, str(path), decoder], capture_output=True,
                          text=True, check=True, env=ENV)
+    return float(out.stdout)
+
+
+def reader(path: Path) -> float:
+    """CPU seconds of the minimal Python reader (`_READER`) on a Claude Code session."""
+    out = subprocess.run([PYTHON, "-c", _READER, str(path)], capture_output=True, text=True,
+                         check=True, env=ENV)
     return float(out.stdout)
 
 
@@ -200,6 +249,7 @@ def main() -> int:
         entry = {"mb": round(mb, 1)}
         entry["floor_json_s"] = statistics.median(floor(path, "json") for _ in range(n))
         entry["floor_orjson_s"] = statistics.median(floor(path, "orjson") for _ in range(n))
+        entry["reader_s"] = statistics.median(reader(path) for _ in range(n))
         entry["report"] = median_run(lambda d: [py, "-m", "skill_doctor", "report", str(path),
                                                 "-o", "r"], n)
         if check:
@@ -243,6 +293,11 @@ def main() -> int:
         results["startup"]["check_small_s"] = median_run(
             lambda d: [py, "-m", "skill_doctor", "check", str(small), "--exit-zero", "-q"],
             max(runs, 5))["seconds"]
+    # The part of every report that does not grow with the session: start-up, imports, the
+    # rubric, the page and report.json, measured on the small example.
+    results["startup"]["report_small_s"] = median_run(
+        lambda d: [py, "-m", "skill_doctor", "report", str(small), "-o", "r"],
+        max(runs, 5))["seconds"]
     probe = subprocess.run([py, "-c", "import sys; from skill_doctor.cli import main; "
                             "main(['rubric', 'explain', 'retry_waste']); "
                             "print('LOADED', 'lark' in sys.modules, 'dominate' in sys.modules)"],
@@ -299,6 +354,15 @@ def _print(r: dict) -> None:
             print(f"{size} MB: report {e['report']['seconds'] / e['floor_orjson_s']:.1f}x the orjson "
                   f"floor, check {e['check']['seconds'] / e['floor_orjson_s']:.1f}x; check/report "
                   f"{e['check']['seconds'] / e['report']['seconds']:.2f}")
+    for size, e in c.items():
+        if size != "1":
+            # A bound under `report`: the least a Python reader does, plus what a report of
+            # the small example costs (start-up, imports, page), before any grading.
+            bound = e["reader_s"] + s["report_small_s"]
+            print(f"{size} MB: a minimal Python reader {e['reader_s']:.2f} s, "
+                  f"{e['reader_s'] / e['floor_orjson_s']:.2f}x the orjson floor; with start-up "
+                  f"and page ({s['report_small_s']:.2f} s) {bound / e['floor_orjson_s']:.2f}x, "
+                  f"before any grading")
     if "1" in c:
         print(f"fixed cost on 1 MB (start-up, decode, grade, page): report "
               f"{c['1']['report']['seconds']:.2f} s")
@@ -313,7 +377,8 @@ def _print(r: dict) -> None:
         print(f"batch over the corpus: -j 1 {b['j1']:.2f} s, -j 2 {b['j2']:.2f} s ({b['ratio']:.2f}x)")
     print(f"start-up: python {s['python_s'] * 1000:.0f} ms, --version {s['version_s'] * 1000:.0f} ms "
           f"(+{s['overhead_ms']} ms)" + (f", check of a small session {s['check_small_s'] * 1000:.0f} ms"
-                                          if "check_small_s" in s else ""))
+                                          if "check_small_s" in s else "")
+          + f", report of it {s['report_small_s'] * 1000:.0f} ms")
     print(f"lark/dominate loaded on a JSON-only path: {s['json_path_imports_lark_or_dominate']}")
     print(f"imports of the page: skill_doctor.render {s['import_render_ms']:.0f} ms, dominate "
           f"{s['import_dominate_ms']:.0f} ms (of which asyncio {s['import_asyncio_ms']:.0f} ms)")
