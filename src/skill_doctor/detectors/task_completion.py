@@ -34,7 +34,18 @@ _OFFERS_MORE = re.compile(r"^\W*(want me to|would you like me to|do you want me 
                           # "What do you need?", "What would you like me to do?": the floor
                           # handed back, the question answered
                           r"|what (?:else )?(?:do you need|would you like|can i (?:help|do)|should i do)"
-                          r"|let me know|if you(?:'d| would)? like|happy to|i can also)\b", re.I)
+                          r"|let me know|if you(?:'d| would)? like|happy to|i can also"
+                          # the next step put to the user: "Ready for rpc.md?", "Should we
+                          # commit now?", "Want to test it next?", "Next steps:"
+                          r"|ready (?:for|to)|(?:should|shall) we|(?:do you )?want to|next steps?"
+                          # the floor handed back: "Anything specific you'd like changed?"
+                          r"|(?:is there )?anything (?:else|specific|more)"
+                          # a plan or a change put up for approval
+                          r"|does (?:this|that)(?: \w+)? (?:make sense|look (?:right|good)"
+                          r"|sound (?:right|good)))\b", re.I)
+# A line of a closing list ("- Add icons?", "2. Rename it?") or a closing alternative ("Or
+# keep both?"): what it asks is said by the line that leads into it.
+_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|or\b)\s*", re.I)
 # A report that says, in the agent's own words, that what was asked was not (all) done: it
 # could not do it, it is impossible, the results are stand-ins, part remains unfinished.
 # "Couldn't find any other uses" reports a search's empty result, not a concession.
@@ -804,6 +815,20 @@ def _last_sentence(text: str) -> str:
     return (sentences(text) or [""])[-1]
 
 
+def _offers_more(text: str) -> bool:
+    """Whether a closing question offers further work or hands the floor back, rather than
+    asking what the work itself needs. A closing list of questions ("Would you like me to:",
+    then "- Add a CLI?", "- Add icons?") is judged by the line that leads into it."""
+    if _OFFERS_MORE.match(_last_sentence(text)):
+        return True
+    lines = [line for line in text.strip().splitlines()[-40:] if line.strip()]
+    if not lines or not _LIST_ITEM.match(lines[-1]):
+        return False
+    while lines and _LIST_ITEM.match(lines[-1]):
+        lines.pop()
+    return bool(lines) and bool(_OFFERS_MORE.match(_last_sentence(lines[-1])))
+
+
 # Harnesses whose session files keep every tool call the agent made: a session of theirs with
 # no call made none (an agent that wrote its calls as text, which nothing ran).
 _KEEPS_CALLS = frozenset({"claude-code", "codex", "gemini", "pi", "cline", "opencode", "atif",
@@ -862,8 +887,7 @@ def _judge_question(facts: Facts, request: Request, served: list, params: Mappin
         gaps.append(Evidence(refused[0].index, f"{len(refused)} of the calls behind the answer "
                                                f"were refused, and what they would have shown "
                                                f"is missing"))
-    if _ENDS_ASKING.search(answer.content.strip()[-300:]) and not _OFFERS_MORE.match(
-            _last_sentence(answer.content)):
+    if _ENDS_ASKING.search(answer.content.strip()[-300:]) and not _offers_more(answer.content):
         gaps.append(Evidence(answer.index, "the answer ends by handing a question back to the user"))
     if gaps:
         return 2, gaps, ["partial_answer"]
