@@ -172,21 +172,41 @@ def _named_paths(facts: Facts, by_path: Mapping[str, tuple[EditRecord, ...]]) ->
             and posixpath.basename(p).lower() not in _ORIENTATION_FILES and not is_doc_file(p)}
 
 
+_RECENT_PIECES = 64
+
+
 def _reverted(records: list[EditRecord]) -> bool:
-    """Whether a file's edits cancel out: the final text equals the text before the first edit."""
+    """Whether a file's edits cancel out: the final text equals the text before the first edit.
+
+    Where the log keeps only each edit's old and new text, the edits are followed as pieces of
+    the file, each the original text it replaced and what stands there now: an edit of a piece
+    an earlier edit wrote changes that piece, and a piece back to its original is gone. The
+    file is back where it was when no piece is left. One edit undone among others that stay
+    (a debugging line added and removed) leaves the file changed: that is churn, not a wrong
+    file.
+    """
     first, last = records[0].edit, records[-1].edit
     if first.before is not None and last.after is not None:
         return first.before == last.after and len(records) > 1
-    if len(records) > 1:
-        olds = [r.edit.old for r in records]
-        news = [r.edit.new for r in records]
-        # An edit whose new text restores an earlier edit's old text (and removes its new text);
-        # one set lookup per edit keeps this linear however often a file is edited.
-        seen: set[tuple[str, str | None]] = set()
-        for record in records:
-            if record.edit.old is not None and (record.edit.old, record.edit.new) in seen:
-                return True
-            if record.edit.new:
-                seen.add((record.edit.new, record.edit.old))
-        return olds[0] is not None and olds[0] == news[-1] and news[0] == olds[-1]
-    return False
+    if len(records) < 2 or first.created:
+        return False
+    pieces: list[list[str]] = []  # [original, now] per piece changed
+    for position, record in enumerate(records):
+        old, new = record.edit.old, record.edit.new
+        if old is None or new is None or not old:
+            return False  # a whole-file write or an insertion at no known place
+        if len(pieces) > len(records) - position:
+            return False  # each edit left can put back one piece at most
+        if old == new:
+            continue
+        # Only the pieces changed last are searched, so a file edited thousands of times
+        # costs linear time; an edit of an older piece then counts as a piece of its own,
+        # and the file as changed.
+        piece = next((p for p in pieces[:-_RECENT_PIECES - 1:-1] if old in p[1]), None)
+        if piece is None:
+            pieces.append([old, new])
+            continue
+        piece[1] = piece[1].replace(old, new, 1)
+        if piece[1] == piece[0]:
+            pieces.remove(piece)
+    return not pieces
