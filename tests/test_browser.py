@@ -368,6 +368,10 @@ def test_screenshots_of_one_session_per_harness(browser, tmp_path, harness):
         page_width, _ = page.content_size()
         assert page_width <= width, f"{harness} scrolls sideways at {width} px ({page_width} px)"
         assert_own_typography(page)
+        # The score tables fit whole: the points column never hides behind a sideways scroll.
+        hidden = page.evaluate("""[...document.querySelectorAll('table.arith')].map(
+            t => t.parentElement.scrollWidth - t.parentElement.clientWidth)""")
+        assert len(hidden) == 2 and not any(hidden), f"{harness} at {width} px: {hidden}"
         # Every gap report.json carries is on the page, in its section.
         shown = page.evaluate("document.querySelectorAll('#gaps ~ article.gap').length")
         assert shown == len(report.overview.gaps)

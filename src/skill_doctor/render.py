@@ -182,6 +182,10 @@ a.how { font-size: .85rem; white-space: nowrap; }
   nav.toc ul { flex-wrap: nowrap; overflow-x: auto; white-space: nowrap; gap: .9rem;
     padding-bottom: .35rem; }
   table.arith .pips { display: none; }
+  /* The points column must stay in view: a long word of what was measured or of the rating
+     ("documentation", "unnecessary") may break rather than push it out of the table's box.
+     The criterion's name keeps its words whole. */
+  table.arith tbody td:nth-child(2), table.arith tbody td:nth-child(3) { overflow-wrap: anywhere; }
   table.arith tbody td:nth-child(3) { font-size: .8rem; color: var(--muted); }
   .explain dd { margin-bottom: .4rem; }
 }
