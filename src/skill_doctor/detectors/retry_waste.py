@@ -307,6 +307,8 @@ def _attempt_key(turn: Turn, cwd: str | None) -> str | None:
         inp = turn.tool_input or {}
         where = turn.paths[0] if turn.paths else str(inp.get("path") or inp.get("dir") or "")
         return "look:" + _place(where, cwd) if where else None
+    if turn.tool_name == "unknown" and not turn.tool_input:
+        return None  # a result whose call the log lost (a damaged line): what it tried is unknown
     if turn.tool_name:
         # Two tools given the same input (a file key and a node id) are two attempts at
         # different things. What names the target is in the text values; numbers and
