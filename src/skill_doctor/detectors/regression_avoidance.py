@@ -310,8 +310,13 @@ def _verification_signals(facts: Facts, signal) -> None:
             signal(decided[-1].turn, f"the last check after the last code edit fails: "
                                      f"{decided[-1].command[:100]}", "final_check_failed")
     elif not decided and not any(r.forbids_checks for r in facts.main_requests):
-        signal(last_code_edit, "no test, build or lint ran after the last code edit, so the "
-                               "change is unverified", "unverified")
+        if after:  # a check ran, but its output shows no verdict (cut off, printed nothing)
+            signal(after[-1].turn, f"the check after the last code edit shows no pass or "
+                                   f"failure, so the change is unverified: "
+                                   f"{after[-1].command[:100]}", "unverified")
+        else:
+            signal(last_code_edit, "no test, build or lint ran after the last code edit, so "
+                                   "the change is unverified", "unverified")
     test_edits = {turn for turn, path in _edits_with_paths(facts) if _TEST_FILE.search(path)}
     changes = sorted(set(code_edits) | test_edits)
     # One pass over the checks: a test run that failed and the next test run that passed,

@@ -70,7 +70,6 @@ _CONCEDES = CaselessPattern(
     r"|\b(?:is|was|are|were)(?: not|n't) (?:available|accessible|reachable)"
     r"(?: (?:in|from|here|at|on)\b|,)"
     r"|\b(?:is|was|are|were) (?:also |still )?(?:inaccessible|unreachable)\b"
-    r"|\bfall(?:s|ing)? ?back to\b|\bfallback to\b"
     r"|\b(?:simplified|minimal) (?:implementation|approach|version|parser)\b"
     r"|\bfor production use,? you'?d need\b"
     r"|\binferred (?:using|from|by) heuristics\b|\bbest attempt\b"
@@ -87,6 +86,15 @@ _CONCEDES = CaselessPattern(
     # purposes", "created mock models to demonstrate the correct approach".
     r"|\b(?:sample|dummy|placeholder|mock|synthetic|fake|simulated|stand-in)\b[^.]{0,60}"
     r"\b(?:for demonstration|to demonstrate|instead\b|in place of)")
+# A fallback concedes only where the sentence says what was missing ("falling back to direct
+# nginx start where systemctl is unavailable"); "loads .env and falls back to the environment
+# variable" tells how the code behaves.
+_FALLS_BACK = CaselessPattern(r"\bfall(?:s|ing)? ?back to\b|\bfell back to\b|\bfallback to\b",
+                              required=("fall",))
+_MISSING = CaselessPattern(
+    r"\b(?:unavailable|inaccessible|unreachable|missing|not (?:available|accessible|installed"
+    r"|found|reachable|supported)|(?:is|was|are|were)n't (?:available|accessible|installed"
+    r"|reachable)|failed|could ?n[o']t|can(?:no|')t|unable|blocked|restricted)\b")
 # ... unless the sentence tells of a problem met on the way and then overcome.
 _OVERCOME = re.compile(r"\b(?:initially|at first|originally|previously|earlier|until"
                        r"|before (?:the|my|this) (?:fix|change)|but (?:then|after|now)"
@@ -731,10 +739,12 @@ def _concession(served: list) -> tuple[int, str] | None:
     text = report.content.replace("\u2019", "'")
     # A sentence that concedes is a part of the text that does: one search over the whole
     # report rules most reports out before they are split.
-    if not _CONCEDES.search(text):
+    if not _CONCEDES.search(text) and not _FALLS_BACK.search(text):
         return None
     for sentence in sentences(text):
-        if _CONCEDES.search(sentence) and not _OVERCOME.search(sentence):
+        concedes = _CONCEDES.search(sentence) or (
+            _FALLS_BACK.search(sentence) and _MISSING.search(sentence))
+        if concedes and not _OVERCOME.search(sentence):
             return report.index, _plain(sentence)
     return None
 
