@@ -13,10 +13,11 @@ from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import PROSE_ONLY, SUBMITS
 from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes, masked_output
 
-_CAUSES = ("plan_updates", "retries", "repeated_reads", "repeated_lookups", "repeated_runs",
-           "lookup_streak", "failed_calls", "idle_stretch", "same_spot", "nudges",
+_CAUSES = ("plan_updates", "retries", "reasks", "repeated_reads", "repeated_lookups",
+           "repeated_runs", "lookup_streak", "failed_calls", "idle_stretch", "same_spot", "nudges",
            "needless_checks", "unasked_git")
 _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry episodes",
+          "reasks": "messages asking again for work the user rejected",
           "repeated_reads": "repeated reads", "lookup_streak": "lookups that could have been one",
           "repeated_lookups": "listings or searches repeated with the same result",
           "repeated_runs": "commands run again with the same result",
@@ -27,6 +28,7 @@ _WORDS = {"plan_updates": "todo/plan updates", "retries": "calls inside retry ep
           "unasked_git": "commits and pushes nobody asked for"}
 # The same, for one turn ("1 failed call").
 _WORD = {"plan_updates": "todo/plan update", "retries": "call inside a retry episode",
+         "reasks": "message asking again for work the user rejected",
          "repeated_reads": "repeated read", "lookup_streak": "lookup that could have joined others",
          "repeated_lookups": "listing or search repeated with the same result",
          "repeated_runs": "command run again with the same result",
@@ -83,13 +85,19 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
     tool_indexes = [t.index for t in tools]
     user_indexes = [t.index for t in facts.user_turns]
+    user_set = set(user_indexes)
     episode_starts: set[int] = set()
     for episode in find_episodes(facts, DETECTORS_RETRY_PARAMS):
         if episode.kind != "user":
             episode_starts.update(episode.attempts)
-        for index in episode.turns if episode.kind == "user" else \
-                [i for i in episode.turns if i not in episode.attempts]:
-            avoidable.setdefault(index, "retries")
+        if episode.kind == "user":
+            for index in episode.turns:
+                # The user's own message is a round spent, but no call: named for what it is.
+                avoidable.setdefault(index, "reasks" if index in user_set else "retries")
+        else:
+            for index in episode.turns:
+                if index not in episode.attempts:
+                    avoidable.setdefault(index, "retries")
         if episode.kind == "user":
             # The user had to ask again: the calls that redid the work, up to the user's next
             # message, are a second attempt like any retry's.
