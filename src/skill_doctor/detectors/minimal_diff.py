@@ -51,6 +51,9 @@ _TRIVIAL = re.compile(r"^[\W_]*$|^(return|break|continue|pass|else:?|try:|finall
 _DOC_REQUEST = re.compile(r"\b(doc|docs|documentation|document|readme|changelog|guide|notes?|write[- ]?up"
                           r"|markdown|md|explain in|describe in|summary|summari[sz]e|report)\b", re.I)
 _PROSE_FILE = re.compile(r"\.(md|mdx|markdown|rst|txt|adoc)$|(^|/)(readme|changelog)[^/]*$|(^|/)docs?/", re.I)
+# Text files that are a tool's input, not prose: dependency pins, a CMake build, a crawler's rules.
+_TOOL_TEXT = re.compile(r"(^|/)(?:requirements|constraints)[^/]*\.txt$|(^|/)cmakelists\.txt$"
+                        r"|(^|/)robots\.txt$", re.I)
 # A commit message or pull request body written to a file for `git commit -F` / `gh pr create
 # --body-file` is the operation's input, not documentation.
 _MESSAGE_FILE = re.compile(r"(^|/)[^/]*(commit|pr|pull[-_ ]?request)[-_ ]?(msg|message|body|description)"
@@ -90,6 +93,7 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     for path, records in sorted(by_path.items()):
         name = posixpath.basename(path)
         if _PROSE_FILE.search(path) and not _MESSAGE_FILE.search(path) and \
+                not _TOOL_TEXT.search(path) and \
                 records[0].edit.created and \
                 not _asks_for_docs(facts, records[0].turn) and name not in asked and \
                 not path.startswith(("/tmp/", "/private/tmp/")):

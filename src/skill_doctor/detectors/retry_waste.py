@@ -481,6 +481,7 @@ def _merge_episodes(episodes: list[_Episode]) -> list[_Episode]:
     """Overlapping episodes are one (a loop of failing calls, two actions alternating)."""
     merged: list[_Episode] = []
     turns: list[set[int]] = []  # each merged episode's turns, sorted once at the end
+    looping: list[list[str]] = []  # each merged loop's calls, each named once, in order
     for ep in sorted(episodes, key=lambda e: (e.first, e.last)):
         if merged and ep.first <= merged[-1].last:
             head = merged[-1]
@@ -488,11 +489,13 @@ def _merge_episodes(episodes: list[_Episode]) -> list[_Episode]:
             turns[-1].update(ep.turns)
             if ep.kind == "retry" and head.kind == "retry" and ep.what != head.what:
                 head.firsts = tuple(sorted({*head.attempts, *ep.attempts}))
-            if ep.kind == "loop" and head.kind == "loop" and ep.what != head.what:
-                head.what = f"{head.what} and {ep.what} alternating"
+            if ep.kind == "loop" and head.kind == "loop" and ep.what not in looping[-1]:
+                looping[-1].append(ep.what)
+                head.what = f"{' and '.join(looping[-1])} alternating"
             continue
         merged.append(_Episode(ep.first, ep.last, [], ep.what, ep.cause, ep.kind, ep.attempts))
         turns.append(set(ep.turns))
+        looping.append([ep.what])
     for ep, seen in zip(merged, turns):
         ep.turns = sorted(seen)
     return merged
