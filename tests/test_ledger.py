@@ -81,6 +81,15 @@ from skill_doctor.model import Role, ToolKind, Transcript, Turn
     ("Are you able to run commands?", ledger.QUESTION),
     ("Can you edit the config?", ledger.CHANGE),
     ("Can you create files for the parser tests?", ledger.CHANGE),
+    # A change judged, or put for confirmation, is no order; a go-ahead that orders is one.
+    ("I think it's actually fine to apply events to a changed graph. Do all nodes have IDs?",
+     ledger.QUESTION),
+    ("So I think it's fine to apply them to a different snapshot", ledger.FOLLOW_UP),
+    ("We can just drop updates to a deleted node right?", ledger.QUESTION),
+    ("Move the button to the right?", ledger.CHANGE),
+    ("OK, great. Now implement the plan.", ledger.CHANGE),
+    ("ok, add more printers", ledger.CHANGE),
+    ("ok, go ahead", ledger.FOLLOW_UP),
 ])
 def test_classify(text, kind):
     assert ledger.classify(ledger.strip_pasted(text)) == kind
@@ -176,6 +185,11 @@ def test_work_reported_as_not_showing_is_rejected_even_misspelt(complaint, rejec
      "check out ../pi-skills/ and update the docs with it", True),
     ("Which layout do you prefer, grid or list?",
      "Yes, implement the grid, and add a toggle for the list view in settings", True),
+    # Open questions for the requirements are answered as well as choices are.
+    ("Any framework preferences?", "None really; use TypeScript and React since they are popular",
+     False),
+    ("Also any must-have interactions beyond resize and connect?",
+     "I want pan and zoom, and add multiselect by dragging", False),
 ])
 def test_an_answer_to_the_agents_choice_is_part_of_the_request(question, reply, new_request):
     turns = _turns((Role.USER, "Build the node editor described in PLAN.md"),

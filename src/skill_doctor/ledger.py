@@ -151,6 +151,14 @@ _WEIGHS_CHANGE = re.compile(r"\b(?:(?:do|does|would|will)\s+(?:we|i|you|it|this|
                             r"(?:need|have)\s+to|should\s+(?:we|i)|is\s+it\s+(?:necessary|worth|needed)"
                             r"\s+to)\s*$", re.I)
 _CLAUSE_ASKS = re.compile(r"(?:[^.!?\n]|\.(?=\S))*\?")  # "README.md?" ends at its "?"
+# A change judged rather than ordered: "it's fine to apply them to a different snapshot",
+# "it's likely safe to apply events from an old snapshot".
+_JUDGES_CHANGE = re.compile(r"\b(?:fine|safe|ok|okay|alright|possible|reasonable|acceptable)\s+to\s*$",
+                            re.I)
+# A clause that ends by asking for confirmation: "we can just drop updates to a deleted node
+# right?"
+_TAG_QUESTION = re.compile(r"(?:[^.!?\n]|\.(?=\S))*?(?<!\bthe )\b(?:right|correct|yes|no|ok|okay)\s*\?",
+                           re.I)
 # Prose the answer itself delivers ("write a little poem", "draft me a tweet about it"): no
 # file changes unless one is named.
 _CHAT_PIECE = re.compile(r"\s+(?:me\s+|us\s+)?(?:(?:a|an|another|one|some|two|three|\d+)\s+)?"
@@ -263,6 +271,8 @@ def asks_for_change(text: str) -> bool:
             continue  # ", correct?" asks; ", update the README" orders
         if _WEIGHS_CHANGE.search(before) and _CLAUSE_ASKS.match(text, match.end()):
             continue
+        if _JUDGES_CHANGE.search(before) or _TAG_QUESTION.match(text, match.end()):
+            continue
         if _orders_chat_piece(text, match):
             continue
         if _IMPERATIVE_BEFORE.search(before):
@@ -297,6 +307,8 @@ def classify(text: str, previous_answer: str = "") -> str:
         if _GO_AHEAD.match(text) and _OFFER.search(previous_answer[-600:]) and \
                 asks_for_change(_OFFER.split(previous_answer[-600:], 1)[-1]):
             return CHANGE
+        if not _ACK.match(text) and asks_for_change(text):
+            return CHANGE  # the go-ahead gives its own order: "OK, great. Now implement the plan."
         return FOLLOW_UP
     if _HOLDS_CHANGES.search(text):
         return QUESTION
@@ -326,7 +338,8 @@ def classify(text: str, previous_answer: str = "") -> str:
 # alternatives ("Where should AGENTS.md live (repo root or elsewhere)?"). Not an offer of
 # more work ("Want me to ...?", "Should we commit or continue?", "- Add icons to the table?",
 # "Anything else?"), nor a yes/no check ("Does this make sense?").
-_CHOICE = re.compile(r"\b(?:what|which|where|how|who|when|or|vs\.?|versus)\b", re.I)
+_CHOICE = re.compile(r"\b(?:what|which|where|how|who|when|or|vs\.?|versus|any|prefer(?:ence)?s?"
+                     r"|do you (?:have|need|expect|use|plan))\b", re.I)
 _NOT_A_CHOICE = re.compile(
     rf"^\W*(?:want|would you|do you want|shall|should (?:i|we)|can i|may i|ready|ok(?:ay)? to"
     rf"|proceed|go ahead|anything|any other|something|else|next|{_CHANGE_VERBS}|start|begin"
