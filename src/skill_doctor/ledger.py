@@ -155,10 +155,9 @@ _CLAUSE_ASKS = re.compile(r"(?:[^.!?\n]|\.(?=\S))*\?")  # "README.md?" ends at i
 # "it's likely safe to apply events from an old snapshot".
 _JUDGES_CHANGE = re.compile(r"\b(?:fine|safe|ok|okay|alright|possible|reasonable|acceptable)\s+to\s*$",
                             re.I)
-# A clause that ends by asking for confirmation: "we can just drop updates to a deleted node
-# right?"
-_TAG_QUESTION = re.compile(r"(?:[^.!?\n]|\.(?=\S))*?(?<!\bthe )\b(?:right|correct|yes|no|ok|okay)\s*\?",
-                           re.I)
+# The end of a clause that asks for confirmation: "we can just drop updates to a deleted node
+# right?" (not "move it to the right?").
+_TAG_QUESTION = re.compile(r"(?<!\bthe )\b(?:right|correct|yes|no|ok|okay)\s*\?$", re.I)
 # Prose the answer itself delivers ("write a little poem", "draft me a tweet about it"): no
 # file changes unless one is named.
 _CHAT_PIECE = re.compile(r"\s+(?:me\s+|us\s+)?(?:(?:a|an|another|one|some|two|three|\d+)\s+)?"
@@ -269,10 +268,12 @@ def asks_for_change(text: str) -> bool:
         before = text[max(0, match.start() - 40):match.start()]
         if before.rstrip().endswith(",") and _ENDS_CLAUSE.match(text, match.end()):
             continue  # ", correct?" asks; ", update the README" orders
-        if _WEIGHS_CHANGE.search(before) and _CLAUSE_ASKS.match(text, match.end()):
+        if _JUDGES_CHANGE.search(before):
             continue
-        if _JUDGES_CHANGE.search(before) or _TAG_QUESTION.match(text, match.end()):
-            continue
+        if "?" in text:
+            asking = _CLAUSE_ASKS.match(text, match.end())
+            if asking and (_WEIGHS_CHANGE.search(before) or _TAG_QUESTION.search(asking.group())):
+                continue
         if _orders_chat_piece(text, match):
             continue
         if _IMPERATIVE_BEFORE.search(before):
