@@ -57,10 +57,11 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     text it wrote (one edit would have done both); searches and listings in a row beyond
     `lookup_streak` with nothing read, edited or run between (lookups that one better search
     would do); and calls that failed for a reason other than a check finding a bug (a command
-    not found, a denied permission); messages that only tell the agent to go on; checks that
-    could tell nothing new (passed already with nothing changed since, or run after prose-only
-    edits); and `git add` / `commit` / `push` calls when no user message asks to commit or
-    push.
+    not found, a denied permission) or a service turning them away for its load (HTTP 429 or
+    503); messages that only tell the agent to go on; checks that could tell nothing new
+    (passed already with nothing changed since, or run after prose-only edits); and `git add` /
+    `commit` / `push` calls when no user message asks to commit or push or names a hosted
+    repository (GitHub, GitLab, Bitbucket).
     Fewer than `min_avoidable` avoidable turns count as none, so a short session is not
     judged on one call; `excessive_count` avoidable turns or more are significantly excessive
     however long the session was (the measured share is then 1.0): fifty turns spent on
@@ -148,7 +149,8 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         # The first attempt of a retry episode is counted with its retries: one of the two
         # was needed.
         if t.index in facts.failed and t.index not in episode_starts and \
-                not (t.command and classify_check(t.command)):
+                not (t.command and classify_check(t.command)) and \
+                not _SERVICE_BUSY.search((t.tool_output or "")[:2000]):
             avoidable.setdefault(t.index, "failed_calls")
 
     rounds = len(tools) + len(facts.requests)  # every user message, a request left unlogged too
@@ -214,6 +216,10 @@ def _repeated_results(facts: Facts, tools: list) -> list[tuple[int, str]]:
 # A command that runs nothing: the `:` no-op (`: installing git...`), `true`, a comment, or
 # an echo of a fixed text ("Sanitization complete!"); it reads, changes and checks nothing.
 # (`: > file` empties the file: a redirection is never nothing.)
+# A service that turned the call away for its own load (HTTP 429, 503): nothing the agent
+# could have avoided by calling differently.
+_SERVICE_BUSY = re.compile(r"\b(?:429|503)\b|rate.?limit(?:ed)? exceeded|too many requests"
+                           r"|service (?:temporarily )?unavailable", re.I)
 _NO_OP = re.compile(r"""(?::(?:\s[^<>]*)?|true|#.*"""
                     r"""|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`\\]*"|'[^']*'|[^\s$`|;&<>'"\\]+))*)""",
                     re.S)
@@ -251,7 +257,8 @@ def _needless_checks(facts: Facts) -> list[int]:
 
 
 _GIT_STEP = re.compile(r"^git\s+(?:-\S+\s+(?:\S+\s+)?)*?(add|commit|push)\b")
-_ASKS_GIT = re.compile(r"\b(commit\w*|push\w*|git|pr|pull request)\b", re.I)
+# A request that names a hosted repository ("GitHub repo: org/name") asks for the work there.
+_ASKS_GIT = re.compile(r"\b(commit\w*|push\w*|git|pr|pull request|github|gitlab|bitbucket)\b", re.I)
 
 
 def _unasked_git(facts: Facts, tools: list) -> list[int]:
