@@ -91,15 +91,13 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     for episode in find_episodes(facts, DETECTORS_RETRY_PARAMS):
         if episode.kind != "user":
             episode_starts.update(episode.attempts)
-        if episode.kind == "user":
-            for index in episode.turns:
-                # The user's own message is a round spent, but no call: named for what it is.
-                avoidable.setdefault(index, "reasks" if index in user_set else "retries")
-        else:
             for index in episode.turns:
                 if index not in episode.attempts:
                     avoidable.setdefault(index, "retries")
-        if episode.kind == "user":
+        else:
+            for index in episode.turns:
+                # The user's own message is a round spent, but no call: named for what it is.
+                avoidable.setdefault(index, "reasks" if index in user_set else "retries")
             # The user had to ask again: the calls that redid the work, up to the user's next
             # message, are a second attempt like any retry's.
             said = episode.turns[0]
@@ -213,13 +211,14 @@ def _repeated_results(facts: Facts, tools: list) -> list[tuple[int, str]]:
     return found
 
 
+# A service that turned the call away for its own load (HTTP 429, 503): nothing the agent
+# could have avoided by calling differently.
+_SERVICE_BUSY = re.compile(r"rate.?limit(?:ed|\s+(?:exceeded|reached))|too many requests"
+                           r"|service (?:temporarily )?unavailable"
+                           r"|\b(?:status|error|code|http)\W{0,3}(?:429|503)\b", re.I)
 # A command that runs nothing: the `:` no-op (`: installing git...`), `true`, a comment, or
 # an echo of a fixed text ("Sanitization complete!"); it reads, changes and checks nothing.
 # (`: > file` empties the file: a redirection is never nothing.)
-# A service that turned the call away for its own load (HTTP 429, 503): nothing the agent
-# could have avoided by calling differently.
-_SERVICE_BUSY = re.compile(r"\b(?:429|503)\b|rate.?limit(?:ed)? exceeded|too many requests"
-                           r"|service (?:temporarily )?unavailable", re.I)
 _NO_OP = re.compile(r"""(?::(?:\s[^<>]*)?|true|#.*"""
                     r"""|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`\\]*"|'[^']*'|[^\s$`|;&<>'"\\]+))*)""",
                     re.S)
