@@ -41,3 +41,15 @@ def test_a_block_written_in_two_turns_names_the_turns():
     turns.append(Turn(4, Role.ASSISTANT, "Added the store and a test."))
     notes = [e.note for e in _minimal_diff(turns).measurement.evidence if "written twice" in e.note]
     assert notes and "(turns 2 and 3)" in notes[0]
+
+
+def test_a_block_shared_by_documents_or_settings_is_no_pasted_logic():
+    # A README quoting the settings it documents, two reports sharing a section.
+    turns = [Turn(1, Role.USER, "Document the settings.")]
+    for index, path in ((2, "/repo/config/settings.json"), (3, "/repo/README.md"),
+                        (4, "/repo/docs/settings.md")):
+        turns.append(Turn(index, Role.TOOL, tool_name="Write", kind=ToolKind.WRITE,
+                          paths=(path,), edits=(_created(path),), tool_output="Written."))
+    turns.append(Turn(5, Role.ASSISTANT, "Documented the settings."))
+    notes = [e.note for e in _minimal_diff(turns).measurement.evidence]
+    assert not any("written twice" in note for note in notes), notes

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 from ..diffs import edit_lines
 from ..facts import EditRecord, Facts
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
+from .common import _CODE_SUFFIX
 
 
 def _hunks(diff: str) -> list[tuple[list[str], list[str]]]:
@@ -72,7 +73,7 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     change was redone rather than made once; what a later request asks for is no rework); a
     whole-file write over an existing file that changed less than `small_change` of its lines
     (a targeted edit would do); the same block of new code (four or more non-trivial lines)
-    written in two places, pasted logic instead of a shared helper; an edit with
+    written in two places of code files, pasted logic instead of a shared helper; an edit with
     hunks that change only whitespace or formatting (counted once per edit); a file whose lines
     written across all its edits exceed `churn_ratio` times its net change, measured on the
     file's unified diff from before the first edit to after the last (the agent rewrote its own
@@ -168,11 +169,14 @@ def _asks_for_docs(facts: Facts, turn: int) -> bool:
 
 
 def _duplicated_block(edits) -> tuple[tuple[int, str], tuple[int, str], str] | None:
-    """Two places where the session wrote the same `_BLOCK` consecutive non-trivial lines
-    (pasted logic), as ((turn, path) of the first, (turn, path) of the second, first line),
-    or None."""
+    """Two places in code files where the session wrote the same `_BLOCK` consecutive
+    non-trivial lines (pasted logic), as ((turn, path) of the first, (turn, path) of the
+    second, first line), or None. Documents and settings are left out: a README quoting the
+    config it documents, two audit reports sharing a section, are no logic pasted."""
     seen: dict[tuple[str, ...], tuple[int, str]] = {}
     for r in edits:
+        if not _CODE_SUFFIX.search(r.path):
+            continue
         plus, _ = edit_lines(r.edit)
         lines = [" ".join(line.split()) for line in plus]
         lines = [line for line in lines if len(line) >= 8 and not _TRIVIAL.match(line)]
