@@ -162,18 +162,21 @@ print(time.process_time() - start)
 PYTHON = sys.executable  # the interpreter measured (a fresh install's unless --in-place)
 
 
+def _script_seconds(script: str, *args: str) -> float:
+    """The CPU seconds a timing script prints, run in the measured interpreter."""
+    out = subprocess.run([PYTHON, "-c", script, *args], capture_output=True, text=True,
+                         check=True, env=ENV)
+    return float(out.stdout)
+
+
 def floor(path: Path, decoder: str) -> float:
     """CPU seconds to read and JSON-decode every line, in the measured interpreter."""
-    out = subprocess.run([PYTHON, "-c", _FLOOR, str(path), decoder], capture_output=True,
-                         text=True, check=True, env=ENV)
-    return float(out.stdout)
+    return _script_seconds(_FLOOR, str(path), decoder)
 
 
 def reader(path: Path) -> float:
     """CPU seconds of the minimal Python reader (`_READER`) on a Claude Code session."""
-    out = subprocess.run([PYTHON, "-c", _READER, str(path)], capture_output=True, text=True,
-                         check=True, env=ENV)
-    return float(out.stdout)
+    return _script_seconds(_READER, str(path))
 
 
 def run(cmd: list[str], cwd: Path) -> tuple[float, float, float, int]:

@@ -337,17 +337,27 @@ def classify(text: str, previous_answer: str = "") -> str:
 
 # A closing question that asks the user to choose how the work is done: a wh-question or
 # alternatives ("Where should AGENTS.md live (repo root or elsewhere)?"). Not an offer of
-# more work ("Want me to ...?", "Should we commit or continue?", "- Add icons to the table?",
-# "Anything else?"), nor a yes/no check ("Does this make sense?").
+# more work (`offers_more_work`), nor a yes/no check ("Does this make sense?").
 _CHOICE = re.compile(r"\b(?:what|which|where|how|who|when|or|vs\.?|versus|any|prefer(?:ence)?s?"
                      r"|do you (?:have|need|expect|use|plan))\b", re.I)
-_NOT_A_CHOICE = re.compile(
+# More work offered or the next step put to the user ("Want me to ...?", "Should we commit or
+# continue?", "- Add icons to the table?", "Anything else?", "Ready for rpc.md?"), or a plan
+# put up for approval ("Does this framing make sense before I update the docs?").
+_OFFERS_WORK = re.compile(
     rf"^\W*(?:want|would you|do you want|shall|should (?:i|we)|can i|may i|ready|ok(?:ay)? to"
-    rf"|proceed|go ahead|anything|any other|something|else|next|{_CHANGE_VERBS}|start|begin"
-    rf"|continue|try|run|commit|push)\b", re.I)
+    rf"|proceed|go ahead|(?:is there )?anything|any other|something|else|next|{_CHANGE_VERBS}"
+    rf"|start|begin|continue|try|run|commit|push"
+    rf"|does (?:this|that)(?: \w+)? (?:make sense|look (?:right|good)|sound (?:right|good)))\b",
+    re.I)
 # A reply that accepts and orders the work rather than choosing ("Yes, implement.").
 _ACCEPTS = re.compile(r"^\W*(?:yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|proceed|please do"
                       r"|sounds good|lgtm|implement|approved?)\b", re.I)
+
+
+def offers_more_work(question: str) -> bool:
+    """Whether a closing question (an answer's last sentence) offers more work, puts the next
+    step to the user or a plan up for approval, rather than asking what the work needs."""
+    return bool(_OFFERS_WORK.match(question))
 
 
 def _asks_to_choose(answer: str) -> bool:
@@ -356,7 +366,8 @@ def _asks_to_choose(answer: str) -> bool:
     if not re.search(r"\?[\s*_`)\]]*$", tail):
         return False
     question = sentences(tail)[-1]
-    return bool(_CHOICE.search(question)) and not _NOT_A_CHOICE.match(question) and \
+    # An offer inside the question counts too: "Which file, or would you like me to pick?"
+    return bool(_CHOICE.search(question)) and not offers_more_work(question) and \
         not _OFFER.search(question)
 
 

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from ..facts import Check, Facts, changes_system, changing_segments, classify_check, \
     command_segments, detaches, inline_program, is_doc_file, launches_in_background, \
     probes_running, relative_path, shows_pane, word_count
-from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request
+from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request, offers_more_work
 from ..model import Role, ToolKind
 from ..text import CaselessPattern, harness_cut, sentences
 from ..tools import _SHELL_LISTERS, _SHELL_READERS, _SHELL_SEARCHERS, looked_at
@@ -29,20 +29,11 @@ _ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (
 # The harness cut a tool output the agent then relied on.
 # An answer that hands the question back ("would you like me to ...?", "do you have X?").
 _ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
-# A closing offer of further work ("Want me to start the next phase?") hands nothing back.
-_OFFERS_MORE = re.compile(r"^\W*(want me to|would you like me to|do you want me to|shall i|should i"
-                          # "What do you need?", "What would you like me to do?": the floor
-                          # handed back, the question answered
-                          r"|what (?:else )?(?:do you need|would you like|can i (?:help|do)|should i do)"
-                          r"|let me know|if you(?:'d| would)? like|happy to|i can also"
-                          # the next step put to the user: "Ready for rpc.md?", "Should we
-                          # commit now?", "Want to test it next?", "Next steps:"
-                          r"|ready (?:for|to)|(?:should|shall) we|(?:do you )?want to|next steps?"
-                          # the floor handed back: "Anything specific you'd like changed?"
-                          r"|(?:is there )?anything (?:else|specific|more)"
-                          # a plan or a change put up for approval
-                          r"|does (?:this|that)(?: \w+)? (?:make sense|look (?:right|good)"
-                          r"|sound (?:right|good)))\b", re.I)
+# Besides more work offered (ledger.offers_more_work), the floor handed back hands nothing
+# back: "What do you need?", "What would you like me to do?", "Let me know ...".
+_FLOOR_HANDED_BACK = re.compile(r"^\W*(what (?:else )?(?:do you need|would you like|can i (?:help|do)"
+                                r"|should i do)|let me know|if you(?:'d| would)? like|happy to"
+                                r"|i can also)\b", re.I)
 # A line of a closing list ("- Add icons?", "2. Rename it?") or a closing alternative ("Or
 # keep both?"): what it asks is said by the line that leads into it.
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|or\b)\s*", re.I)
@@ -829,14 +820,17 @@ def _offers_more(text: str) -> bool:
     """Whether a closing question offers further work or hands the floor back, rather than
     asking what the work itself needs. A closing list of questions ("Would you like me to:",
     then "- Add a CLI?", "- Add icons?") is judged by the line that leads into it."""
-    if _OFFERS_MORE.match(_last_sentence(text)):
+    def offers(sentence: str) -> bool:
+        return offers_more_work(sentence) or bool(_FLOOR_HANDED_BACK.match(sentence))
+
+    if offers(_last_sentence(text)):
         return True
-    lines = [line for line in text.strip().splitlines()[-40:] if line.strip()]
+    lines = [line for line in text.strip()[-4000:].splitlines()[-40:] if line.strip()]
     if not lines or not _LIST_ITEM.match(lines[-1]):
         return False
     while lines and _LIST_ITEM.match(lines[-1]):
         lines.pop()
-    return bool(lines) and bool(_OFFERS_MORE.match(_last_sentence(lines[-1])))
+    return bool(lines) and offers(_last_sentence(lines[-1]))
 
 
 # Harnesses whose session files keep every tool call the agent made: a session of theirs with
