@@ -198,6 +198,36 @@ def _parser() -> argparse.ArgumentParser:
     install.add_argument("--force", action="store_true",
                          help="replace a SKILL.md that differs from the bundled one")
 
+    calibrate = sub.add_parser(
+        "calibrate", help="how far the grade is from careful readers or a benchmark's verifier",
+        description="Grade every session that READINGS (a folder of hand readings: *.json, or "
+                    "one folder of them per reader) or LABELS.tsv (benchmark runs with their "
+                    "verifier's pass/fail) names, and print how far the grade is from them: per "
+                    "criterion, exact and within-one agreement and bias against each reader, the "
+                    "readers' agreement with each other, agreement where the readers agree, "
+                    "a confusion table, and the AUC of task completion against the verifier per "
+                    "source. Measure a rubric edit with --rubric.",
+        epilog="Exit codes: 0 figures printed, 2 a readings, labels, split or rubric file is "
+               "invalid (the message names the file, line and key), or a session is missing.")
+    calibrate.add_argument("path", metavar="READINGS|LABELS.tsv",
+                           help="a folder of readings, or a labels file (.tsv)")
+    calibrate.add_argument("--sessions", metavar="ROOT",
+                           help="the folder the readings' and labels' session paths are "
+                                "relative to (default: the readings folder's parent, or the "
+                                "labels file's folder)")
+    calibrate.add_argument("--rubric", metavar="FILE", help="a rubric file laid over the default")
+    calibrate.add_argument("--split", metavar="FILE",
+                           help="a TSV of session and half (tune or check): figures per half")
+    calibrate.add_argument("--half", choices=("tune", "check"),
+                           help="with --split: only this half's sessions")
+    calibrate.add_argument("--labels", metavar="FILE",
+                           help="with readings: a labels file whose runs' verdicts give the "
+                                "AUC of ours, the readers' task completion and their p_pass")
+    calibrate.add_argument("--format", choices=("text", "json"), default="text",
+                           help="text (default) or json")
+    calibrate.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                           help="grade over N processes (0: one per CPU; default 1)")
+
     rubric = sub.add_parser("rubric", help="explain or validate the rubric")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", metavar="ACTION")
     explain = rubric_sub.add_parser("explain", help="what each criterion measures, with its bands")
@@ -520,6 +550,94 @@ def cmd_skill(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _say_json(data: object) -> None:
+    import json
+
+    for line in json.dumps(data, indent=2, sort_keys=True).splitlines():
+        say(line, redact_secrets=False)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from . import calibrate as cal, rubric as rubric_mod
+
+    rubric = rubric_mod.load(args.rubric)
+    generated_at, _ = generation_time()
+    cwd = Path.cwd()
+    given = cwd / args.path
+    if args.half and not args.split:
+        raise UsageError("--half needs --split")
+    labelled = given.suffix.lower() == ".tsv" or given.is_file()
+    if labelled and (args.split or args.labels):
+        raise UsageError("--split and --labels go with a readings folder, not a labels file")
+    root = cwd / args.sessions if args.sessions else (given.parent if labelled
+                                                      else given.resolve().parent)
+
+    def read(path: Path) -> str:
+        try:
+            if not path.is_file():
+                raise UsageError(f"{args.path if path == given else path}: no such file")
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") \
+                from None
+
+    def located(sessions: list[str]) -> list[str]:
+        paths = []
+        for session in sessions:
+            path = root / session
+            if not path.is_file():
+                raise UsageError(f"{session}: no such session under {root} (give --sessions ROOT)")
+            paths.append(str(path))
+        return paths
+
+    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    if labelled:
+        labels = cal.parse_labels(read(given), args.path)
+        files = sorted({label.file for label in labels})
+        grades = dict(zip(files, cal.grade_sessions(located(files), rubric, generated_at, jobs)))
+        figures = cal.compare_labels(labels, grades)
+        if args.format == "json":
+            _say_json({"version": 1, "labels": figures})
+        else:
+            for line in cal.format_labels(figures):
+                say(line)
+        return EXIT_OK
+
+    readers = cal.load_readings(given)
+    halves = cal.parse_split(read(cwd / args.split), args.split) if args.split else None
+    by_name = {name: reading for r in readers.values() for name, reading in r.items()}
+    if halves is not None:
+        unsplit = sorted(r.session for r in by_name.values() if r.session not in halves)
+        if unsplit:
+            raise UsageError(f"{args.split}: does not place {unsplit[0]}"
+                             + (f" (and {len(unsplit) - 1} more)" if len(unsplit) > 1 else "")
+                             + " in a half")
+    verdicts = sources = None
+    if args.labels:
+        labels = cal.parse_labels(read(cwd / args.labels), args.labels)
+        verdicts = {label.file: label.resolved for label in labels}
+        sources = {label.file: label.source for label in labels}
+    groups = {"all": sorted(by_name)}
+    if halves is not None:
+        groups = {half: sorted(n for n, r in by_name.items() if halves[r.session] == half)
+                  for half in cal.HALVES if args.half in (None, half)}
+    wanted = sorted({by_name[n].session for names in groups.values() for n in names})
+    grades = dict(zip(wanted, cal.grade_sessions(located(wanted), rubric, generated_at, jobs)))
+    results = {half: cal.compare_readings(readers, grades, names, verdicts, sources)
+               for half, names in groups.items()}
+    if args.format == "json":
+        _say_json({"version": 1, "rubric": args.rubric or "default",
+                   **({"halves": results} if halves is not None else {"readings": results["all"]})})
+        return EXIT_OK
+    for n, (half, figures) in enumerate(results.items()):
+        if n:
+            say("")
+        title = "readings" if halves is None else f"{half} half"
+        for line in cal.format_readings(figures, title):
+            say(line)
+    return EXIT_OK
+
+
 def cmd_rubric(args: argparse.Namespace) -> int:
     from . import rubric as rubric_mod
     from .detectors import DETECTORS
@@ -588,6 +706,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_compare(args)
         if args.command == "skill":
             return cmd_skill(args)
+        if args.command == "calibrate":
+            return cmd_calibrate(args)
         raise UsageError(f"unknown command {args.command}")
     except SkillDoctorError as exc:
         say(f"skill-doctor: error: {_one_line(exc)}", err=True)
