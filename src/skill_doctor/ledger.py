@@ -472,10 +472,12 @@ def build(turns: tuple[Turn, ...]) -> tuple[Request, ...]:
                 _REJECTS.search(text) or _ERROR_REPORT.match(turn.content)):
             main["rejected"].append(turn.index)
             kind = FOLLOW_UP
-        elif kind in (CHANGE, OPERATION):
+        elif kind == CHANGE:
             # The same order as an earlier request, not the latest: that request was left
             # undone and is asked for again (its work abandoned, the session reset). This one
-            # is judged on its own; the earlier one was restated.
+            # is judged on its own; the earlier one was restated. A routine operation asked
+            # for again after more work ("commit and push" once per piece of work) is a new
+            # request: whether the first one was done, its own commands show.
             earlier = next((d for d in reversed(drafts[-_RESTATE_LOOKBACK:])
                             if d is not main and d["kind"] == kind and d["text"]
                             and _restates(text, d["text"])), None) \

@@ -397,9 +397,13 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
             return _judge_operation(facts, request, served, session)
         if not tools and session.hides_work:
             return _judge_by_answer(request, served)
+        # A program run is a check too (it shows the program works); one that wrote the
+        # output the request asks for also made the change.
         commands = [t for t in tools if t.kind is ToolKind.SHELL and t.command
-                    and t.index not in facts.failed and t.index not in session.check_turns
-                    and (changes_system(t.command) or launches_in_background(t))]
+                    and t.index not in facts.failed
+                    and (t.index not in session.check_turns
+                         and (changes_system(t.command) or launches_in_background(t))
+                         or _writes_requested_output(t, request))]
         if commands:
             # Done through commands (packages installed, permissions set, files archived or
             # removed, a service started): judged by the checks after the last of them, like
@@ -410,9 +414,9 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                 return judged
             if launches_in_background(commands[-1]):
                 return _judge_started(commands[-1], tools)
-            if _shown_after(commands, [t for t in tools if t.index > last
-                                       and t.index not in facts.failed],
-                            facts.transcript.cwd):
+            later = [t for t in tools if t.index > last and t.index not in facts.failed]
+            if _shown_after(commands, later, facts.transcript.cwd) or \
+                    _requested_output_shown(request, later):
                 # What commands made is there to be seen: a look at it after them (`rm -f x`
                 # then `ls` without x, the encrypted files shown) shows the change took, as a
                 # test shows an edit works.
@@ -485,6 +489,66 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                                        f"failure: {last.command[:120]}")], ["no_check"]
     return 2, [Evidence(last_edit, "no check ran after the last edit, so the transcript cannot "
                                    "show the change works")], ["no_check"]
+
+
+# A file a request names: a path or a name with an extension (`results/report.json`, out.csv).
+_NAMED_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/-])")
+# Programs that run a script or a project's own entry point: how a deliverable is made by a
+# program rather than written by hand (`python analyze.py --out report.json`, `npm run build`).
+_RUNS_PROGRAM = re.compile(
+    r"^(?:(?:uv|poetry|pipenv|pdm|hatch)\s+run\s+)?(?:python[\d.]*|node|ruby|perl|php|Rscript"
+    r"|julia|bash|sh|zsh|deno|bun|java\s+-jar|go\s+run|cargo\s+run|dotnet\s+run)\s+(?:-\S+\s+)*"
+    r"[\w./-]+\.\w+\b|^\./[\w./-]+|^(?:npm|pnpm|yarn)\s+(?:run\s+)?\w")
+
+
+_RUNNER = re.compile(r"^(?:uv|poetry|pipenv|pdm|hatch)\s+run\s+")
+
+
+def _requested_files(request: Request) -> set[str]:
+    """The names of the files a request names (`results/report.json` gives report.json)."""
+    return {m.rsplit("/", 1)[-1] for m in _NAMED_FILE.findall(request.text or "")}
+
+
+def _requested_output_shown(request: Request, later: list) -> bool:
+    """Whether a look after the work (a read, a listing, `cat`) showed a file the request
+    names: the deliverable is there to be seen."""
+    names = _requested_files(request)
+    for turn in later:
+        if not names or not (turn.tool_output or "").strip():
+            continue
+        looked = set(looked_at(turn.command)) if turn.command else set()
+        if turn.kind in (ToolKind.LIST, ToolKind.READ):
+            looked |= set(turn.paths)
+        if any(p.rsplit("/", 1)[-1] in names for p in looked):
+            return True
+    return False
+
+
+def _writes_requested_output(turn, request: Request) -> bool:
+    """Whether a successful shell call ran a program that wrote a file the request asks for:
+    the request names the file, and the call names it as an argument of the program (not as
+    the program itself) or its output names it (`python analyze.py` printing "Wrote
+    results/report.json"). Such a deliverable is a change made by a command, not a change
+    left undone because no file was edited."""
+    segments = [s for s in command_segments(turn.command) if _RUNS_PROGRAM.match(s)]
+    if not segments or inline_program(turn.command):
+        return False
+    names = _requested_files(request)
+    if not names:
+        return False
+    output = turn.tool_output or ""
+    for segment in segments:
+        words = _RUNNER.sub("", segment).split()
+        # What runs is the script an interpreter is given (its first operand), or the program
+        # itself (`./gen.sh`, `npm run build`): naming it is no sign of what it wrote.
+        operands = [w for w in words[1:] if not w.startswith("-") and w != "run"]
+        runs = operands[0] if words[0] not in ("npm", "pnpm", "yarn") and not \
+            words[0].startswith("./") and operands else words[0]
+        for name in names - {runs.rsplit("/", 1)[-1]}:
+            if re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])",
+                         segment + "\n" + output):
+                return True
+    return False
 
 
 # A command the request quotes for building or running a file (`gcc main.c.rs -o cmain`).
