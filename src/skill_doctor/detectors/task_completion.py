@@ -370,14 +370,27 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
             evidence.append(Evidence(turn, f"the final answer says part of it was not done: "
                                            f"\u201c{sentence[:160]}\u201d"))
             causes.append("conceded")
+    if level == 1 and set(causes) <= {"unfinished", "not_run"} \
+            and request is not facts.main_requests[-1]:
+        # Not done, but the agent put a question about it to the user (a confirmation, a
+        # choice), and the user went on to another request instead of answering: the user
+        # chose to leave it, a gap rather than a part missing.
+        asked = _asked_before_moving_on(served)
+        if asked is not None:
+            level = 2
+            evidence.append(Evidence(asked, "not done: the agent asked the user about it, and "
+                                            "the user went on to another request"))
     last_work = max((t.index for t in served), default=request.turn)
     complaints = request.restated_at + request.rejected_at
     if complaints:
         unanswered = [t for t in complaints if t >= last_work]
         cap = 1 if unanswered else 2
-        # A complaint the agent acted on and then showed fixed (a check passed) is settled.
+        # A complaint the agent acted on and then showed fixed (a check passed) is settled,
+        # as is one about an operation whose command then succeeded ("login to git" again
+        # after an interrupted login, which then logged in).
         checked = facts.checks_between(max(complaints), request.end)
-        if not unanswered and checked and checked[-1].passed:
+        if not unanswered and (checked and checked[-1].passed
+                               or request.kind == OPERATION and level == 3):
             cap = 3
         if level > cap:
             level = cap
@@ -385,6 +398,15 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
                             for t in (unanswered or complaints)[:3])
             causes.append("corrected")
     return level, evidence, causes
+
+
+def _asked_before_moving_on(served: list) -> int | None:
+    """The agent's last message for a request, when it ends by asking the user something."""
+    last = next((t for t in reversed(served) if t.role is Role.ASSISTANT
+                 and (t.content or "").strip()), None)
+    if last is None or not _ENDS_ASKING.search(last.content):
+        return None
+    return last.index
 
 
 def _judge_change(facts: Facts, request: Request, served: list, session: _Session
