@@ -40,6 +40,7 @@ from typing import BinaryIO
 
 from ..model import ParseProblem, Role
 from .builder import TranscriptBuilder
+from .started import ACTIVITY, start_failure
 from .jsonl import _ORJSON_MAX_OPENERS, MAX_LINE_BYTES, _orjson, parse
 
 HARNESS = "asciicast"
@@ -64,8 +65,6 @@ _AGENT_TASK_OPTIONS = {
     "gemini": ("-p", "--prompt"),
     "codex": ("exec",),
 }
-_NOT_STARTED = re.compile(r"^.*(?:command not found|No such file or directory|INSTALL_FAIL_STATUS"
-                          r"|not installed|Permission denied).*$", re.MULTILINE)
 
 
 def sniff(head: str) -> bool:
@@ -381,9 +380,9 @@ def _with_typed_task(b: TranscriptBuilder, rec: _Recording, raw: str) -> Transcr
             b.seen_time(_iso(rec.start + moment))
     if not b.has_work:
         after = _ANSI.sub("", _output_after(rec, raw, outputs_before))
-        failure = _NOT_STARTED.search(after)
+        failure = start_failure(after)
         if failure:
-            b.not_started = failure.group(0).strip()[:200]
+            b.not_started = failure
             b.drop_notes("the agent never started", "the capture shows no agent")
             b.note(f"the agent never started: {b.not_started}")
             b.problem = None
@@ -396,12 +395,22 @@ def _with_typed_task(b: TranscriptBuilder, rec: _Recording, raw: str) -> Transcr
                     return True
                 return False
             b.retain(keep)
-        elif b.problem is None and not b.not_started:
+        elif not b.not_started and (b.problem is None or ACTIVITY.search(after)):
             lines = [line for line in after.split("\n") if line.strip()]
-            b.problem = ParseProblem(
-                message=f"the agent ({agent}) was started, but none of its turns are in the "
-                        f"recording: after its command line it printed {len(lines)} lines that "
-                        f"no decoder reads", line=line, column=1)
+            if ACTIVITY.search(after):
+                # The harness logged its own progress (state changes, one line per action)
+                # but not the actions: the agent ran, and this log cannot show what it did.
+                b.not_a_transcript = False
+                b.problem = ParseProblem(
+                    message=f"the agent ({agent}) ran, but its turns are not in the recording: "
+                            f"after its command line it printed {len(lines)} lines of its "
+                            f"harness's own log (state changes, actions counted), not the "
+                            f"actions' commands and outputs", line=line, column=1)
+            else:
+                b.problem = ParseProblem(
+                    message=f"the agent ({agent}) was started, but none of its turns are in "
+                            f"the recording: after its command line it printed {len(lines)} "
+                            f"lines that no decoder reads", line=line, column=1)
     return b
 
 

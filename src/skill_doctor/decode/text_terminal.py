@@ -16,6 +16,7 @@ import re
 from ..model import ParseProblem
 from .builder import TranscriptBuilder
 from .fields import exit_code
+from .started import start_failure
 from .textcommon import FENCE, Blocks, parse_or_partial
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]"
@@ -127,11 +128,9 @@ def _no_agent(b: TranscriptBuilder, text: str) -> None:
     task = re.sub(r"\n{2,}", "\n", task)
     line = text.count("\n", 0, launch.start()) + 1
     b.user(task, line=line)
-    after = text[launch.end():launch.end() + 2000]
-    failure = re.search(r"^(?:bash: .*|.*No such file or directory.*|.*command not found.*)$",
-                        after, re.MULTILINE)
+    failure = start_failure(text[launch.end():])
     if failure:
-        b.not_started = failure.group(0).strip()[:200]
+        b.not_started = failure
         b.note(f"the agent never started: {b.not_started}")
         return
     # The agent was launched and did not fail to start, yet no step of it is here: the log
