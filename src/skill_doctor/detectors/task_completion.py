@@ -127,8 +127,10 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     wrote for itself and passed with. A scratch file the agent wrote for itself (in /tmp) is no
     part of the work, and a passing run of it does not overturn the project's own test, build
     or type check failing after the last edit. A change made by commands instead of edits
-    (packages installed, permissions set, files archived or removed, keys typed into tmux) is
-    judged the same way by the checks after the last of them, or by a look at what they made. A
+    (packages installed, permissions set, files archived or removed, keys typed into tmux, or
+    the output file the request names written by a program the agent ran: `python stats.py
+    --out results/summary.json`) is judged the same way by the checks after the last of them,
+    or by a look at what they made. A
     log whose harness keeps every call (Claude Code, Codex ...) and holds none shows no work,
     whatever its answer says. A question is done (3) when an answer of `min_answer_words` words
     or more follows it (CJK text counted by characters); 2 when the answer rests on a tool
@@ -141,7 +143,11 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     unable to ...", "it is impossible to ...", "falls short of the target", a fallback, "would
     you like me to try ...", "example values rather than actual results"), when the user had to
     restate it or said the work was wrong, and at 1 when that came after the last thing the
-    agent did for it; a session the user interrupted at the end, one whose agent left items of
+    agent did for it (a complaint is settled when a check passed after it, or for an operation
+    when its command then succeeded; a routine operation such as "commit and push" asked for
+    again after more work is a new request, not a complaint). A request not done (no change,
+    the operation never run) that the agent asked the user about, the user then going on to
+    another request instead of answering, is 2: the user chose to leave it. A session the user interrupted at the end, one whose agent left items of
     its own plan never started, and a headless run that left the server it was asked for in the
     harness's own background shell (it ends with the run) are capped at 2, and one that broke
     off mid-work (on a tool call with no answer after it, on a call written out as text, or on
