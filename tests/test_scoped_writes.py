@@ -41,6 +41,8 @@ COMMANDS = [
     ("batch-parallel", ["batch", "{folder}", "-o", "out", "-j", "2"], "out"),
     ("compare", ["compare", "{session}", "{folder}", "-o", "out"], "out"),
     ("skill-install", ["skill", "install"], ".claude"),
+    ("calibrate-readings", ["calibrate", "{readings}", "--sessions", "{data}", "-j", "2"], None),
+    ("calibrate-labels", ["calibrate", "{labels}", "--format", "json"], None),
 ]
 # What a command that writes must write, besides anything else inside its directory.
 REPORT_FILES = {"report.html", "report.json"}
@@ -79,12 +81,17 @@ def tree(tmp_path, isolated_home, monkeypatch):
             [{"user": f"question {i}"}, {"assistant": f"answer {i}"}]))
     (data / "notes.txt").write_text("no turns in here\n")
     (data / "rubric.yaml").write_text("criteria:\n  retry_waste:\n    enabled: true\n")
+    (data / "readings" / "a").mkdir(parents=True)
+    (data / "readings" / "a" / "session.json").write_text(
+        '{"session": "session.jsonl", "status": ["ok"]}')
+    (data / "labels.tsv").write_text("file\tresolved\nsession.jsonl\ttrue\n")
     store = isolated_home / ".claude" / "projects" / "-work-proj"
     store.mkdir(parents=True)
     (store / "abc.jsonl").write_bytes((EXAMPLES / "clean-fix.jsonl").read_bytes())
     values = {"session": str(session), "folder": str(data / "many"),
               "notes": str(data / "notes.txt"), "missing": str(data / "missing.jsonl"),
-              "rubric": str(data / "rubric.yaml")}
+              "rubric": str(data / "rubric.yaml"), "readings": str(data / "readings"),
+              "data": str(data), "labels": str(data / "labels.tsv")}
     return (tmp_path, isolated_home), work, values
 
 

@@ -340,6 +340,31 @@ class _Session:
                          if c.passed and inline_program(c.command))
 
     @cached_property
+    def unwritten_outputs(self) -> dict[int, str]:
+        """{request turn: the first file it asks to be written that nothing after it wrote,
+        ran, listed or showed}. One scan of the tool turns for every file any request asks
+        for (most ask for none)."""
+        asked = {r.turn: _asked_outputs(r.text) for r in self._facts.main_requests
+                 if r.kind != QUESTION}
+        names = sorted({name for paths in asked.values() for _, name in paths})
+        if not names:
+            return {}
+        mention = re.compile("|".join(r"(?<![\w.-])" + re.escape(n) + r"(?![\w-])"
+                                      for n in names))
+        last_seen: dict[str, int] = {}
+        for turn in self._facts.tool_turns:
+            texts = [turn.command or "", turn.tool_output or "", " ".join(turn.paths)]
+            texts += [e.path or "" for e in turn.edits]
+            for found in mention.finditer("\n".join(texts)):
+                last_seen[found.group(0)] = turn.index
+        unwritten = {}
+        for turn, paths in asked.items():
+            missing = next((path for path, name in paths if last_seen.get(name, 0) <= turn), None)
+            if missing is not None:
+                unwritten[turn] = missing
+        return unwritten
+
+    @cached_property
     def file_runs(self) -> _FileRuns:
         """Built when a request first names a file it changed (most never do)."""
         return _FileRuns(self._facts)
@@ -386,6 +411,14 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
             level = 2
             evidence.append(Evidence(asked, "not done: the agent asked the user about it, and "
                                             "the user went on to another request"))
+    unwritten = session.unwritten_outputs.get(request.turn)
+    if unwritten is not None and level > 1 and not session.hides_work:
+        # The file the request asks for was never written, run, listed or shown after it: the
+        # deliverable itself is missing, whatever else was done.
+        level = 1
+        evidence.append(Evidence(request.turn, f"the file the request asks for, {unwritten}, "
+                                               f"was never written"))
+        causes.append("unfinished")
     last_work = max((t.index for t in served), default=request.turn)
     complaints = request.restated_at + request.rejected_at
     if complaints:
@@ -404,6 +437,28 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
                             for t in (unanswered or complaints)[:3])
             causes.append("corrected")
     return level, evidence, causes
+
+
+# A file a request asks to be made: named after a verb of making it ("write the answer to
+# /app/solution.txt", "save the results as results.json"), with an extension of the files
+# people ask for (so "e.g." or "Language.get" are no files), the verb not that of a relative
+# clause about code ("a script that writes out.txt").
+_OUTPUT_EXTENSIONS = ("txt|json|jsonl|csv|tsv|md|log|out|html|xml|yaml|yml|toml|ini|cfg|conf"
+                      "|py|sh|js|ts|c|h|cpp|rs|go|java|rb|sql|db|sqlite|bin|pkl|npy|npz|pt|pth"
+                      "|onnx|parquet|png|jpg|jpeg|gif|svg|pdf|ppm|mp4|mp3|wav|zip|tar|gz|tgz"
+                      "|whl|so|exe|patch|diff")
+_ASKED_OUTPUT = re.compile(
+    # "a script that writes out.txt" describes the code asked for, not a file to make now.
+    r"(?<!that )(?<!which )\b(?:write|writes|written|save|saves|saved|store|stored|output|outputs|export|exports"
+    r"|exported|create|creates|generate|generates|produce|produces|dump|put)\b[^.\n]{0,80}?"
+    r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w-]*(?:\.[\w-]+)*\.(?:"
+    + _OUTPUT_EXTENSIONS + r"))(?![\w/-])", re.I)
+
+
+def _asked_outputs(text: str) -> list[tuple[str, str]]:
+    """The files a request asks to be written, as (path as written, file name), in order."""
+    found = dict.fromkeys(m.group(1) for m in _ASKED_OUTPUT.finditer(text or ""))
+    return [(path, path.rsplit("/", 1)[-1]) for path in found]
 
 
 def _asked_before_moving_on(served: list) -> int | None:
