@@ -90,6 +90,15 @@ _MISSING = CaselessPattern(
 _OVERCOME = re.compile(r"\b(?:initially|at first|originally|previously|earlier|until"
                        r"|before (?:the|my|this) (?:fix|change)|but (?:then|after|now)"
                        r"|now (?:works|passes))\b", re.I)
+# A concession that the result measured misses a target the task set ("59.7%, slightly below
+# the 62% target", "falls short of the goal"): the main request is contradicted by the
+# agent's own measure, not done with a gap.
+_MISSES_TARGET = CaselessPattern(
+    r"\bfalls? short of\b|\bfell short of\b"
+    r"|\b(?:below|short of|under) (?:the |your |a )?(?:required |requested )?(?:[\d.,]+ ?%? )?"
+    r"(?:target|goal|threshold|requirement)\b"
+    r"|\b(?:does|did|do)(?:n't| not) (?:meet|reach|achieve|hit) (?:the |your )?(?:required "
+    r")?(?:[\d.,]+ ?%? )?(?:target|goal|threshold|requirement)\b")
 _REFUSED = re.compile(r"denied|rejected|not allowed|doesn'?t want to proceed|permission|blocked", re.I)
 
 # Operations a command can be matched to; "run it", "start it" are judged by any tool call.
@@ -397,9 +406,14 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
         conceded = _concession(served)
         if conceded is not None:
             turn, sentence = conceded
-            level = 2
-            evidence.append(Evidence(turn, f"the final answer says part of it was not done: "
-                                           f"\u201c{sentence[:160]}\u201d"))
+            if _MISSES_TARGET.search(sentence):
+                level = 1
+                evidence.append(Evidence(turn, f"the final answer says the result misses the "
+                                               f"target: \u201c{sentence[:160]}\u201d"))
+            else:
+                level = 2
+                evidence.append(Evidence(turn, f"the final answer says part of it was not done: "
+                                               f"\u201c{sentence[:160]}\u201d"))
             causes.append("conceded")
     if level == 1 and set(causes) <= {"unfinished", "not_run"} \
             and request is not facts.main_requests[-1]:
