@@ -280,3 +280,22 @@ def test_split_must_place_every_reading(project, capsys):
     (project / "split.tsv").write_text("session\thalf\nclean-fix.jsonl\ttune\n")
     assert main(["calibrate", "readings", "--sessions", "sessions", "--split", "split.tsv"]) == 2
     assert "does not place poor.jsonl (and 1 more) in a half" in capsys.readouterr().err
+
+
+def test_verbose_lists_each_session_where_the_grade_differs(project, capsys):
+    assert main(["calibrate", "readings", "--sessions", "sessions", "-v"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("sessions where skill-doctor differs from a reader (ours/reader's):")
+    assert out[at + 1:] == ["  clean-fix: task_completion 3/2 (b)",
+                            "  poor: task_completion 0/2 (b)",
+                            "  retry-fix: task_completion 3/2 (b)"]
+
+
+def test_json_carries_every_sessions_grades(project, capsys):
+    assert main(["calibrate", "readings", "--sessions", "sessions", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["readings"]["sessions_graded"]
+    poor = next(r for r in rows if r["name"] == "poor")
+    assert poor["session"] == "poor.jsonl" and poor["status"] == "ok"
+    assert poor["ours"]["task_completion"] == 0 and poor["ours"]["minimal_diff"] is None
+    assert poor["readers"]["b"]["task_completion"] == 2
+    assert poor["differs"] == {"a": [], "b": ["task_completion"]}

@@ -388,12 +388,14 @@ def compare_readings(readers: Mapping[str, Mapping[str, Reading]],
     confusion: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(
         lambda: defaultdict(int)))
     sessions = 0
+    each: list[dict[str, Any]] = []
     for name in wanted:
         present = [readers[r][name] for r in reader_names if name in readers[r]]
         if not present:
             continue
         sessions += 1
         grade = grades.get(present[0].session)
+        each.append(_session_row(name, present, grade))
         per_reader = {}
         for reading in present:
             items = _items(reading, grade)
@@ -441,6 +443,7 @@ def compare_readings(readers: Mapping[str, Mapping[str, Reading]],
             row["confusion"] = {want: dict(sorted(cols.items()))
                                 for want, cols in sorted(confusion[item].items())}
         result["criteria"][item] = row
+    result["sessions_graded"] = each
     result["overall"] = {"readers": {r: total[r].figures() for r in reader_names},
                          "between_readers": total_between.figures(),
                          "where_readers_agree": total_agreed.figures(),
@@ -449,6 +452,21 @@ def compare_readings(readers: Mapping[str, Mapping[str, Reading]],
         result["auc"] = _reading_aucs(readers, reader_names, wanted, grades, verdicts,
                                       sources or {})
     return result
+
+
+def _session_row(name: str, present: Sequence[Reading], grade: Grade | None) -> dict[str, Any]:
+    """One session: what we gave it and what each reader gave it, and where they differ."""
+    status = grade.status if grade is not None else "error"
+    ours = dict(grade.criteria) if grade is not None and status == "ok" else {}
+    row: dict[str, Any] = {"name": name, "session": present[0].session, "status": status,
+                           "ours": ours, "readers": {}, "differs": {}}
+    for reading in present:
+        row["readers"][reading.reader] = {"status": list(reading.status)} if reading.status \
+            else dict(reading.scores)
+        row["differs"][reading.reader] = sorted(
+            item for item, want, have in _items(reading, grade)
+            if (have is not True if item == STATUS_ITEM else have != want))
+    return row
 
 
 def _cell(value: Any) -> str:
@@ -535,8 +553,9 @@ def _bias(value: float | None) -> str:
     return "-" if value is None else f"{value:+.2f}"
 
 
-def format_readings(figures: Mapping[str, Any], title: str) -> list[str]:
-    """The readings figures as text: one table of agreement, then the confusion tables."""
+def format_readings(figures: Mapping[str, Any], title: str, verbose: bool = False) -> list[str]:
+    """The readings figures as text: one table of agreement, then the confusion tables (and,
+    `verbose`, every session's differences from each reader)."""
     readers = figures["readers"]
     out = [f"{title}: {figures['sessions']} sessions, {len(readers)} "
            f"{'reader' if len(readers) == 1 else 'readers'} ({', '.join(readers)}); "
@@ -575,6 +594,18 @@ def format_readings(figures: Mapping[str, Any], title: str) -> list[str]:
             out.append(f"  {want:>4} " + "".join(f"{table[want].get(c, 0):5}" for c in columns))
     if figures.get("auc"):
         out.extend(_auc_lines(figures["auc"]))
+    if verbose:
+        out.append("sessions where skill-doctor differs from a reader (ours/reader's):")
+        for row in figures["sessions_graded"]:
+            parts = []
+            for reader, items in row["differs"].items():
+                for item in items:
+                    want = row["readers"][reader].get(item) if item != STATUS_ITEM else \
+                        "|".join(row["readers"][reader]["status"])
+                    have = row["status"] if item == STATUS_ITEM or row["status"] != "ok" \
+                        else _cell(row["ours"].get(item))
+                    parts.append(f"{item} {have}/{_cell(want)} ({reader})")
+            out.append(f"  {row['name']}: " + ("; ".join(parts) if parts else "agrees"))
     return out
 
 

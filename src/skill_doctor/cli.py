@@ -227,6 +227,9 @@ def _parser() -> argparse.ArgumentParser:
                            help="text (default) or json")
     calibrate.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                            help="grade over N processes (0: one per CPU; default 1)")
+    calibrate.add_argument("-v", "--verbose", action="store_true",
+                           help="also list, session by session, where the grade differs from "
+                                "each reader")
 
     rubric = sub.add_parser("rubric", help="explain or validate the rubric")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", metavar="ACTION")
@@ -633,7 +636,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         if n:
             say("")
         title = "readings" if halves is None else f"{half} half"
-        for line in cal.format_readings(figures, title):
+        for line in cal.format_readings(figures, title, args.verbose):
             say(line)
     return EXIT_OK
 
