@@ -919,19 +919,41 @@ def _failed_check(facts: Facts, last: Check) -> tuple[int, list[Evidence], list[
     return 1, evidence, causes
 
 
+# A command given to the user to run: an inline code span or a fenced block.
+_GIVES_COMMAND = re.compile(r"`[^`\n]{2,200}`|^```", re.M)
+# The agent saying it cannot do something itself (not an offer to try again).
+_CANNOT = CaselessPattern(r"\b(?:i|we) (?:can(?:no|')t|can not|(?:am|'m|are|'re) (?:unable|not able)"
+                          r" to|do(?:n't| not) have (?:access|permission))\b")
+
+
+def _not_run(request: Request, served: list, note: str) -> tuple[int, list[Evidence], list[str]]:
+    """An operation that no command did: partial (1), unless the agent said it cannot do it
+    from the session and handed it back with the commands to do it (installing a program on
+    the user's own machine, an interactive login): a gap (2), the user has what they need."""
+    answer = next((t for t in reversed(served) if t.role is Role.ASSISTANT
+                   and (t.content or "").strip()), None)
+    if answer is not None:
+        text = answer.content.replace("\u2019", "'")
+        if _GIVES_COMMAND.search(text) and _CANNOT.search(text):
+            return 2, [Evidence(request.turn, f"{note}: the agent cannot do it from the session "
+                                              f"and handed it back with the commands to run")], \
+                ["not_run"]
+    return 1, [Evidence(request.turn, note)], ["not_run"]
+
+
 def _judge_operation(facts: Facts, request: Request, served: list, session: _Session
                      ) -> tuple[int, list[Evidence], list[str]]:
     tools = [t for t in served if t.role is Role.TOOL]
     if not tools:
         if session.hides_work:
             return _judge_by_answer(request, served)
-        return 1, [Evidence(request.turn, "the operation asked for was never run")], ["not_run"]
+        return _not_run(request, served, "the operation asked for was never run")
     for op in request.operations or ("run",):
         pattern = OPERATION_WORDS.get(op, OPERATION_WORDS["run"])
         runs = [t for t in tools if t.command and pattern.search(t.command)] \
             if op in _NAMED_OPERATIONS else tools
         if not runs:
-            return 1, [Evidence(request.turn, f"asked to {op}, but no command did it")], ["not_run"]
+            return _not_run(request, served, f"asked to {op}, but no command did it")
         last = runs[-1]
         # "Run the tests" is done when they ran and gave their verdict, pass or fail: what
         # they found is the answer. Any other operation that failed was not done.
