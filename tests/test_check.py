@@ -133,8 +133,9 @@ def test_too_short_and_empty_sessions_are_not_failures(work, capsys):
     code, out, _ = run(["check", "sessions/short.jsonl", "empty.jsonl"], work, capsys)
     assert code == 0
     assert out.splitlines() == [
-        "sessions/short.jsonl: Session too short to assess: not graded",
-        "empty.jsonl: Session too short to assess: not graded",
+        "sessions/short.jsonl: Session too short to assess: it holds one turn, a request the "
+        "agent never answered: not graded",
+        "empty.jsonl: Session too short to assess: the file holds no turns: not graded",
         "Checked 2 sessions: 0 failed, 2 not graded (too short).",
     ]
 

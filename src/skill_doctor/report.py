@@ -105,6 +105,16 @@ def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
             message = f"{TOO_SHORT}: the agent never started ({transcript.not_started})"
         elif agentless and len(real) >= MIN_TURNS:
             message = f"{TOO_SHORT}: the log keeps none of the agent's turns, only the prompts"
+        elif not real:
+            message = f"{TOO_SHORT}: " + ("the file holds no turns" if not transcript.turns else
+                                          f"it holds no turn of the conversation, only "
+                                          f"{len(transcript.turns)} the harness injected "
+                                          f"(reminders, summaries, local commands)")
+        else:
+            message = f"{TOO_SHORT}: it holds one turn, " + _one_turn(real[0])
+            injected = sorted({t.meta for t in transcript.turns if t.meta is not None})
+            if injected:
+                message += f" (besides what the harness injected: {', '.join(injected)})"
         return Report("too_short", message, transcript,
                       unscored(rubric, f"N/A: {TOO_SHORT.lower()}"), (), (), generated_at,
                       redacted=redact_secrets)
@@ -122,6 +132,15 @@ def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
                   overview=build_overview(transcript, facts, findings,
                                           redact_secrets=redact_secrets)
                   if with_overview else None)
+
+
+def _one_turn(turn) -> str:
+    """What a session of a single turn holds, in words."""
+    if turn.role is Role.USER:
+        return "a request the agent never answered"
+    if turn.role is Role.ASSISTANT:
+        return "an answer with no request"
+    return f"one tool call ({turn.tool_name or 'unknown tool'}) with no request"
 
 
 def scrubbed(report: Report) -> Report:
