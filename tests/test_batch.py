@@ -65,7 +65,7 @@ def test_batch_writes_index_reports_summary_and_aggregates(work, capsys):
     row = index[index.index(POOR_ID):].split("</tr>")[0]
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
     assert cells == ["claude-code", "2026-01-01", "15", "0", "N/A", "fail (efficiency 0 &lt; 5)",
-                     "Task completion 0/3"]
+                     "Task completion (SD101) 0/3"]
     lines = (out_dir / "summary.jsonl").read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["session"]["source"] for r in records] == [
@@ -402,5 +402,5 @@ def test_index_rendered_in_pieces_is_the_page_rendered_whole(work, capsys):
         assert "".join(pieces) == (work / "out" / view.file).read_text(encoding="utf-8")
     index = (work / "out" / "index.html").read_text(encoding="utf-8")
     assert "sk-ant-api03-AAAA" not in index and "<b>" not in index and "\u202e" not in index
-    table = index[index.index('<table class="sessions">'):]
+    table = index[index.index('<table class="sessions cards">'):]
     assert table[:table.index("</table>")].count("<tr>") == 18 + 1  # the rows and the header

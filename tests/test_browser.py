@@ -402,11 +402,11 @@ def test_the_batch_index_fits_and_sorts(browser, batch_dir, width):
     page_width, _ = page.content_size()
     assert page_width <= width, f"the index scrolls sideways at {width} px ({page_width} px)"
     # The sessions table scrolls inside its own box when it does not fit (a phone).
+    # On a phone the sessions are cards: nothing scrolls sideways, the scores come first.
     box = page.evaluate("""(() => { const b = document.querySelector('table.sessions').parentElement;
         return [getComputedStyle(b).overflowX, b.scrollWidth, b.clientWidth]; })()""")
-    assert box[0] == "auto"
-    if width == 375:
-        assert box[1] > box[2], "the table should scroll inside its box at 375 px"
+    assert box[0] == ("visible" if width == 375 else "auto")
+    assert box[1] <= box[2], f"the sessions table scrolls inside its box at {width} px"
     # Each sort order is a page of its own, linked from the header.
     views = page.evaluate("[...document.querySelectorAll('nav.sort a')].map(a => a.href)")
     assert sorted(v.rsplit("/", 1)[1] for v in views) == sorted(
@@ -445,3 +445,80 @@ def test_print_keeps_table_headers_and_a_long_session_prints_in_a_few_pages(brow
     assert 1 < pages <= 10, f"{pages} printed pages for a {len(report.transcript.turns)}-turn session"
     assert pages < len(report.transcript.turns) / 15, (pages, len(report.transcript.turns))
     page.close()
+
+
+# Every table that holds scores, as laid out: its box and each of its cells fit their width,
+# and no text in it may break inside a word (no `break-all`, no `overflow-wrap: anywhere`) but
+# a path, which wraps after its separators. Fitting without breaking means no word was broken.
+_FITS_WHOLE = """(() => {
+  const problems = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > innerWidth) problems.push('the document is ' + doc.scrollWidth + ' px wide');
+  for (const t of document.querySelectorAll('table.cards, table.arith, table.sessions')) {
+    const box = t.parentElement;
+    if (box.scrollWidth > box.clientWidth + 1)
+      problems.push(t.className + ': its box scrolls (' + box.scrollWidth + ' > ' + box.clientWidth + ')');
+    for (const cell of t.querySelectorAll('td, th')) {
+      if (cell.scrollWidth > cell.clientWidth + 1 && getComputedStyle(cell).position !== 'absolute'
+          && !cell.closest('thead'))
+        problems.push(t.className + ': a cell overflows: ' + cell.textContent.trim().slice(0, 40));
+    }
+    for (const el of t.querySelectorAll('td, th, td *, th *')) {
+      if (el.closest('code.path')) continue;
+      const s = getComputedStyle(el);
+      if (s.wordBreak === 'break-all' || s.overflowWrap === 'anywhere' || s.overflowWrap === 'break-word')
+        problems.push(t.className + ': words may break inside: ' + el.textContent.trim().slice(0, 40));
+    }
+  }
+  return problems;
+})()"""
+
+
+def _page_kinds(tmp_path):
+    """A page of each kind over real sessions: reports of several harnesses, a batch index,
+    a comparison and check --html's index. (name, path, selector of its first score)."""
+    from skill_doctor.cli import main
+
+    pages = []
+    for harness, session in sorted(HARNESS_SESSIONS.items()):
+        report = grade(decode_file(session), rubric.load(), "2026-01-01T00:00:00Z")
+        path = tmp_path / f"report-{harness}.html"
+        path.write_text(render(report), encoding="utf-8")
+        pages.append((f"report {harness}", path, "section[aria-labelledby=score-summary] .value"))
+    sessions = [str(p) for p in HARNESS_SESSIONS.values()] + [
+        str(CORPUS / "claude-code" / "M-Claude_cc9f9e19-22a8.jsonl")]
+    batch.run(sessions, tmp_path / "batch", rubric.load(), "2026-01-01T00:00:00Z")
+    pages.append(("batch index", tmp_path / "batch" / "index.html", "table.sessions td.o1"))
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(["compare", str(HARNESS_SESSIONS["claude-code"]),
+                     str(HARNESS_SESSIONS["codex"]), "-o", "cmp"]) == 0
+        main(["check", *sessions[:3], "--html", "gate", "--exit-zero"])
+    finally:
+        os.chdir(old)
+    pages.append(("compare", tmp_path / "cmp" / "compare.html", "table.cards td.o2"))
+    pages.append(("check --html", tmp_path / "gate" / "index.html", "table.sessions td.o1"))
+    return pages
+
+
+@needs_corpus
+def test_every_page_kind_fits_a_phone_and_a_desktop_without_breaking_words(
+        browser, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    for name, path, first_score in _page_kinds(tmp_path):
+        for width in WIDTHS:
+            page = browser.open(path.as_uri(), width)
+            assert page.requests() == [path.as_uri()], name
+            assert page.evaluate(_FITS_WHOLE) == [], f"{name} at {width} px"
+            # The scores are in the first screen (900 px tall), not below a sideways scroll.
+            where = page.evaluate(f"""(() => {{ const r = document.querySelector({json.dumps(first_score)})
+                .getBoundingClientRect(); return [r.top, r.right, r.width]; }})()""")
+            assert 0 < where[0] < 900 and where[1] <= width and where[2] > 0, (name, width, where)
+            if name.startswith(("batch", "check")) and width == 375:
+                # A card shows the verdict before the session's id and path.
+                assert page.top("table.sessions td.o3") < page.top("table.sessions td.o5"), name
+            page.screenshot(ARTIFACTS / f"kind-{name.replace(' ', '-').replace('--', '')}-{width}.png")
+            page.close()
+    capsys.readouterr()

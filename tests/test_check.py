@@ -57,7 +57,7 @@ def test_finding_line_is_positioned_at_the_cited_turn_in_the_source(work, capsys
     assert (m["path"], m["code"], m["sev"], m["turn"], m["rule"]) == (
         "sessions/retry.jsonl", "SD103", "warning", "4", "repeated-failing-call")
     assert (int(m["line"]), int(m["col"])) == (turn.line, turn.column) == (5, 1)
-    assert "1 retry episode: an edit redone (1/2)" in m["msg"]
+    assert "Retry waste 1/2: 1 retry episode: an edit redone" in m["msg"]
     assert out.splitlines()[1] == ("sessions/retry.jsonl: efficiency 9/10, code quality 10/10, "
                                    "1 finding: pass")
 
@@ -87,7 +87,7 @@ def test_a_note_that_repeats_the_message_is_not_printed_twice():
     from dataclasses import replace
     result = check_mod.judge("s.jsonl", replace(report, findings=(finding,)), {})
     assert str(result.diagnostics[0]) == (
-        "s.jsonl:9:1: SD104 [warning] turn 3: 34 turns for 6.5 units of work (1/2) "
+        "s.jsonl:9:1: SD104 [warning] turn 3: Turn economy 1/2: 34 turns for 6.5 units of work "
         "(excessive-turns)")
 
 
@@ -249,7 +249,8 @@ def test_github_format_annotates_findings_and_failing_sessions(work, capsys):
     assert code == 1
     lines = out.splitlines()
     assert lines[0].startswith("::error file=sessions/retry.jsonl,line=5,col=1,"
-                               "title=SD103 repeated-failing-call::turn 4: 1 retry episode")
+                               "title=SD103 repeated-failing-call::turn 4: Retry waste 1/2: "
+                               "1 retry episode")
     assert lines[1] == ("::error file=sessions/retry.jsonl,title=skill-doctor::session below "
                         "the thresholds: efficiency 9 < 9.5")
     assert lines[2].endswith("FAIL (efficiency 9 < 9.5)")

@@ -37,7 +37,8 @@ def test_compare_two_runs_of_one_task(tmp_path, capsys):
     assert d["same_before"] == 3 and d["a"]["turn"] == 4 and d["b"]["turn"] == 4
     assert d["b"]["did"].endswith("(failed)") and not d["a"]["did"].endswith("(failed)")
     assert "Efficiency: 10 -> 9 (-1)" in out
-    assert "+ finding SD103 repeated-failing-call 1/2" in out
+    assert "+ finding Retry waste (SD103) 1/2" in out
+    assert "  Retry waste (SD103): 2 -> 1/2 (-1)" in out
     assert "First divergence after 3 matching turn(s): A turn 4" in out
     assert out.rstrip().endswith("Comparison written to ./cmp/compare.html")
 
@@ -91,7 +92,7 @@ def test_a_finding_that_gets_worse_is_changed(tmp_path, capsys):
     for c in changed:
         assert c["delta"] == c["b"]["score"] - c["a"]["score"]
         assert (c["a"]["score"], c["a"]["message"]) != (c["b"]["score"], c["b"]["message"])
-        assert f"~ finding {c['id']} {c['rule']}: {c['a']['score']} -> {c['b']['score']}" in out
+        assert f"~ finding {c['name']} ({c['id']}): {c['a']['score']} -> {c['b']['score']}" in out
     assert doc["divergence"]["a"]["did"].startswith("Edit ")
     assert doc["divergence"]["b"]["did"].startswith("Read ")
 

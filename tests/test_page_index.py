@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT
 from sessionkit import claude_jsonl
 from skill_doctor import batch as batch_mod
+from skill_doctor.render import CARDS_CSS
 from workflowkit import CHAT_STEPS, poor_session, run
 
 EXAMPLES = ROOT / "examples"
@@ -72,8 +73,8 @@ def test_verdict_column_and_counts_follow_the_thresholds(work, capsys):
     assert run(["batch", "sessions", "-o", "out"], work, capsys)[0] == 0
     index = (work / "out" / "index.html").read_text(encoding="utf-8")
     row = index[index.index(POOR_ID):].split("</tr>")[0]
-    assert '<td class="fail">fail (efficiency 0 &lt; 5)</td>' in row
-    assert index.count('<td class="pass">pass</td>') == 2
+    assert '<td class="o3 fail" data-label="Verdict">fail (efficiency 0 &lt; 5)</td>' in row
+    assert index.count('<td class="o3 pass" data-label="Verdict">pass</td>') == 2
     assert "not graded" in index
     figures = json.loads((work / "out" / "aggregate.json").read_text(encoding="utf-8"))
     assert figures["verdicts"] == {"passed": 2, "failed": 1, "not_graded": 1}
@@ -99,7 +100,7 @@ def test_per_harness_summary(work, capsys):
     index = (work / "out" / "index.html").read_text(encoding="utf-8")
     table = index[index.index('id="harnesses"'):index.index('id="aggregate"')]
     for harness, entry in figures["harnesses"].items():
-        assert f"<td>{harness}</td>" in table
+        assert f'<td class="lead wide o1">{harness}</td>' in table
     assert f"{round(claude['efficiency']['mean'], 1):g} (n = {claude['efficiency']['n']})" in table
 
 
@@ -162,5 +163,6 @@ def test_the_index_style_sheet_is_embedded_whole_and_nothing_else_reaches_it(wor
     assert run(["batch", "evil.jsonl", "sessions", "-o", "out"], work, capsys)[0] == 0
     for view in batch_mod.VIEWS:
         page = (work / "out" / view.file).read_text(encoding="utf-8")
-        assert re.findall(r"<style>(.*?)</style>", page, re.S) == [batch_mod.INDEX_CSS]
+        assert re.findall(r"<style>(.*?)</style>", page, re.S) == [
+            batch_mod.INDEX_CSS + CARDS_CSS]
         assert '"Segoe UI"' in batch_mod.INDEX_CSS and page.count("<style") == 1

@@ -76,7 +76,7 @@ def test_score_table_shows_the_arithmetic():
     parts = " + ".join(str(r.points) for r in eff.criteria)
     assert f"Total {parts} = {eff.score} {eff.score} / 10" in text
     for r in eff.criteria:  # each criterion: what was measured, its rating, its points
-        assert f"{r.criterion.category} {r.criterion.rule_id} {r.measurement.summary} " \
+        assert f"{r.criterion.category} ({r.criterion.rule_id}) {r.measurement.summary} " \
                f"{r.band.label} {r.points} / {r.criterion.max}" in text
     # Plain words: the band arithmetic stays out of the rows (the explanation says it in words)
     assert "(value " not in text and "value >=" not in text and "value <=" not in text

@@ -64,7 +64,7 @@ def test_a_passing_session_says_so_first_with_both_scores(tmp_path):
     text = re.sub(r"<[^>]+>", "", verdict.group(1))
     assert text.startswith("Passes: efficiency 9/10, code quality 10/10")
     top = report.suggestions[0]
-    assert f"(+1 point, {top.rule_id} Retry waste): {top.text}" in text
+    assert f"(+1 point, Retry waste ({top.rule_id})): {top.text}" in text
     # Under the contract's header, before the score summary; the strip after the scores.
     assert html.index("<h1>Skill Doctor Report</h1>") < html.index('aria-label="Verdict"') \
         < html.index(">Score summary</h2>") < html.index('class="strip"')

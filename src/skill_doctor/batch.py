@@ -72,7 +72,7 @@ class Graded:
     date: str | None = None  # YYYY-MM-DD of the session's start, when recorded
     turns: int = 0
     scores: Mapping[str, float | None] = field(default_factory=dict)
-    worst: str | None = None  # the finding that costs most points, e.g. "Retry waste 1/2"
+    worst: str | None = None  # the finding that costs most points, e.g. "Retry waste (SD103) 1/2"
     started_at: str | None = None  # the session's recorded start, for sorting by date
     passed: bool | None = None  # against the thresholds (check.judge); None: not graded
     failures: tuple[str, ...] = ()  # why it fails, e.g. "efficiency 4 < 5"
@@ -222,7 +222,7 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
         worst = None
         if report.findings:
             f = report.findings[0]  # ranked by points recoverable
-            worst = f"{f.category} {f.score}/{f.max}"
+            worst = f"{f.category} ({f.rule_id}) {f.score}/{f.max}"
         files = {"report.html": render(report), "report.json": json_bytes(record)}
         staged_in = None
         if out_dir is not None:
@@ -688,6 +688,9 @@ th { background: #f6f6f6; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { font: .85em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 td code { color: #444; word-break: break-all; }
+/* A path wraps after its separators (the page puts a break opportunity there); a segment too
+   long for the line is the only thing that may break elsewhere. */
+td code.path { word-break: normal; overflow-wrap: anywhere; }
 .low { color: #b3261e; font-weight: 700; }
 .mid { color: #8a5a00; font-weight: 600; }
 td.date, td.harness { white-space: nowrap; }
@@ -702,6 +705,7 @@ td.fail { color: #b3261e; font-weight: 600; }
 a { color: #0b57d0; }
 footer { margin-top: 3rem; color: #555; font-size: .85rem; }
 @media (max-width: 40rem) {
+  table.sessions.cards { min-width: 0; }
   main { padding: 1.25rem .85rem 3rem; }
   h1 { font-size: 1.6rem; }
   table { font-size: .85rem; }
@@ -817,11 +821,11 @@ def _index_page(rows: Sequence[Row], in_order: Sequence[Row] | None,
     from dominate import tags as h
 
     from .redact import scrub_page
-    from .render import page
+    from .render import CARDS_CSS, page
 
     limits = dict(thresholds or {})
     current = next(v for v in VIEWS if v.key == view)
-    doc = page("Skill Doctor Batch Report", INDEX_CSS)
+    doc = page("Skill Doctor Batch Report", INDEX_CSS + CARDS_CSS)
     n = len(rows)
     with doc:
         with h.main():
@@ -878,8 +882,8 @@ def _harness_section(figures: Mapping[str, Any], h) -> None:
         return
     with h.section(aria_labelledby="harnesses"):
         h.h2("By harness", id="harnesses")
-        with h.div(cls="scroll"):
-            with h.table():
+        with h.div(cls="scroll fits"):
+            with h.table(cls="cards"):
                 with h.thead():
                     with h.tr():
                         for title in ("Harness", "Sessions", "Efficiency mean",
@@ -888,15 +892,16 @@ def _harness_section(figures: Mapping[str, Any], h) -> None:
                 with h.tbody():
                     for harness, entry in harnesses.items():
                         with h.tr():
-                            h.td(harness)
-                            h.td(str(entry["sessions"]), cls="num")
+                            h.td(harness, cls="lead wide o1")
+                            h.td(str(entry["sessions"]), cls="num o2", data_label="Sessions")
                             for name in SCALES:
                                 s = entry[name]
                                 h.td(f"{_fmt(s['mean'])} (n = {s['n']})" if s["n"] else "N/A",
-                                     cls="num")
-                            h.td(str(entry["passed"]), cls="num")
-                            h.td(str(entry["failed"]), cls="num")
-                            h.td(str(entry["not_graded"]), cls="num")
+                                     cls="num o3", data_label=f"{SCALE_TITLES[name]} mean")
+                            h.td(str(entry["passed"]), cls="num o4", data_label="Pass")
+                            h.td(str(entry["failed"]), cls="num o4", data_label="Fail")
+                            h.td(str(entry["not_graded"]), cls="num o4",
+                                 data_label="Not graded")
 
 
 def _chart(rows: Sequence[Row], thresholds: Mapping[str, float], h) -> None:
@@ -999,8 +1004,8 @@ def _aggregate_section(figures: Mapping[str, Any], h) -> None:
     with h.section(aria_labelledby="aggregate"):
         h.h2("Aggregate", id="aggregate")
         total = figures["sessions"]
-        with h.div(cls="scroll"):
-            with h.table():
+        with h.div(cls="scroll fits"):
+            with h.table(cls="cards"):
                 with h.thead():
                     with h.tr():
                         for title in ("Scale", "Sample size", "Mean", "Median", "Min", "Max"):
@@ -1009,10 +1014,11 @@ def _aggregate_section(figures: Mapping[str, Any], h) -> None:
                     for name in SCALES:
                         s = figures["scales"][name]
                         with h.tr():
-                            h.td(SCALE_TITLES[name])
-                            h.td(f"n = {s['n']} of {total}", cls="num")
+                            h.td(SCALE_TITLES[name], cls="lead wide o1")
+                            h.td(f"n = {s['n']} of {total}", cls="num o2",
+                                 data_label="Sample size")
                             for key in ("mean", "median", "min", "max"):
-                                h.td(_fmt(s[key]), cls="num")
+                                h.td(_fmt(s[key]), cls="num o3", data_label=key.title())
         h.p("Sessions without a score (too short, unparseable, or code quality of a session "
             "that changed no code) are not in the sample.", cls="meta")
         h.p(usage_line(figures["usage"]), cls="meta")
@@ -1046,23 +1052,23 @@ def _aggregate_section(figures: Mapping[str, Any], h) -> None:
             with h.table():
                 with h.thead():
                     with h.tr():
-                        h.th("Rule", scope="col")
                         h.th("Criterion", scope="col")
                         h.th("Sessions", scope="col", cls="num")
                         h.th("Share", scope="col", cls="num")
                 with h.tbody():
                     for item in found["most_frequent"]:
                         with h.tr():
-                            h.td(f"{item['id']} {item['rule']}")
-                            h.td(item["category"])
+                            h.td(f"{item['category']} ({item['id']})")
                             h.td(str(item["sessions"]), cls="num")
                             h.td(f"{round(100 * item['share'])}%", cls="num")
 
 
 def _sessions_table(rows: Sequence[Row] | None, h, view: View) -> None:
-    """The sessions table; with `rows` None, its body holds the rows' placeholder."""
-    with h.div(cls="scroll"):
-        with h.table(cls="sessions"):
+    """The sessions table; with `rows` None, its body holds the rows' placeholder. On a phone
+    each session is a card: its scores, verdict and worst criterion first, then its id and
+    path, harness, date and turns."""
+    with h.div(cls="scroll fits"):
+        with h.table(cls="sessions cards"):
             h.caption(f"Sorted {view.label}: {view.caption}.")
             with h.thead():
                 with h.tr():
@@ -1082,33 +1088,51 @@ def _sessions_table(rows: Sequence[Row] | None, h, view: View) -> None:
 def _session_row(row: Row, h) -> None:
     g = row.graded
     with h.tr():
-        with h.td():
+        with h.td(cls="wide o5"):
             if row.name is not None:
                 h.a(g.session_id, href=f"sessions/{quote(row.name)}/report.html")
             else:
                 h.span(g.session_id)
             h.br()
-            h.code(g.path)
-        h.td(g.harness or "—", cls="harness")
-        h.td(g.date or "—", cls="date")
-        h.td(str(g.turns), cls="num")
+            _path(g.path, h)
+        h.td(g.harness or "—", cls="harness o6", data_label="Harness")
+        h.td(g.date or "—", cls="date o7", data_label="Date")
+        h.td(str(g.turns), cls="num o8", data_label="Turns")
         verdict = ("not graded" if g.passed is None else "pass" if g.passed
                    else f"fail ({'; '.join(g.failures)})")
         verdict_cls = "" if g.passed is None else ("pass" if g.passed else "fail")
         if _scored(g):
-            for name in SCALES:
+            for n, name in enumerate(SCALES, start=1):
                 value = g.scores.get(name)
-                h.td(_fmt(value), cls=("num " + _level(value)).strip())
-            h.td(verdict, cls=verdict_cls or None)
-            h.td(g.worst or "none: every criterion at its maximum")
+                h.td(_fmt(value), cls=f"num o{n} {_level(value)}".strip(),
+                     data_label=SCALE_TITLES[name])
+            h.td(verdict, cls=f"o3 {verdict_cls}".strip(), data_label="Verdict")
+            h.td(g.worst or "none: every criterion at its maximum", cls="wide o4",
+                 data_label="Worst criterion")
         else:
             label = {"too_short": "too short to assess",
                      "no_history": "no history",
                      "parse_error": "could not be parsed",
                      "error": "not graded"}.get(g.status, g.status)
-            h.td("N/A", cls="num")
-            h.td("N/A", cls="num")
-            h.td(verdict, cls=verdict_cls or None)
+            h.td("N/A", cls="num o1", data_label=SCALE_TITLES["efficiency"])
+            h.td("N/A", cls="num o2", data_label=SCALE_TITLES["code_quality"])
+            h.td(verdict, cls=f"o3 {verdict_cls}".strip(), data_label="Verdict")
             h.td(f"{label}: {g.message}" if g.message and g.status == "error"
-                 else label, cls="error" if g.status in ("error", "parse_error")
-                 else "status")
+                 else label, cls="wide o4 " + ("error" if g.status in ("error", "parse_error")
+                                               else "status"), data_label="Worst criterion")
+
+
+def _path(path: str, h) -> None:
+    """A path that may wrap after its separators (/, \\, _, -, .) and nowhere else, so a long
+    one fits a phone without a word broken inside."""
+    from dominate.util import text
+
+    with h.code(cls="path", __pretty=False):
+        for piece in _SEPARATED.findall(path):
+            text(piece)
+            if piece[-1] in _SEPARATORS:
+                h.wbr()
+
+
+_SEPARATORS = "/\\_-."
+_SEPARATED = re.compile(r"[^/\\_.-]*[/\\_.-]|[^/\\_.-]+")

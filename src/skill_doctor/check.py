@@ -46,7 +46,8 @@ _GLOB_CHARS = frozenset("*?[")
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One line of output: `path:line:col: CODE [severity] turn N: message (rule)`."""
+    """One line of output: `path:line:col: CODE [severity] turn N: Criterion n/max: message
+    (rule)`."""
 
     path: str
     line: int
@@ -181,7 +182,9 @@ def judge(path: str, report: Report, thresholds: Mapping[str, float]) -> Session
                 failures.append(f"{SCALE_LABELS[scale.name]} {_num(scale.score)} < {_num(minimum)}")
     for f in report.findings:
         first = f.evidence[0] if f.evidence else None
-        message = f"{_one_line(f.message)} ({f.score}/{f.max})"
+        # The criterion by its plain name, as every page names it; the code before it is
+        # what editors and CI read.
+        message = f"{f.category} {f.score}/{f.max}: {_one_line(f.message)}"
         if first is not None and first.note and _one_line(first.note) != _one_line(f.message):
             message += f": {excerpt(first.note, NOTE_CHARS)}"
         extra = len(f.evidence) - 1 + f.more_evidence

@@ -525,7 +525,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             report = grade(transcript, rubric, generated_at, redact_secrets=redact_secrets)
         sides.append(compare_mod.Side(label, display_path(path, redact_secrets),
                                       to_json(report), transcript))
-    doc = compare_mod.compare(*sides, generated_at, redact_secrets=redact_secrets)
+    doc = compare_mod.compare(*sides, generated_at, redact_secrets=redact_secrets,
+                              names={c.key: c.category for c in rubric.criteria})
     with staged(target, force=args.force, marker="compare.json") as tmp:
         write_file(tmp / "compare.json", dump_json(doc))
         write_file(tmp / "compare.html", compare_mod.render(doc))

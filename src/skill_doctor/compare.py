@@ -58,8 +58,10 @@ def _scales(record: Mapping[str, Any]) -> Mapping[str, Any]:
     return record.get("scores") or {}
 
 
-def _criteria(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Every criterion of either report, in the rubric's order, with both scores."""
+def _criteria(a: Mapping[str, Any], b: Mapping[str, Any],
+              names: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Every criterion of either report, in the rubric's order, with both scores and its plain
+    name ("Task completion")."""
     rows = []
     for scale in SCALE_TITLES:
         ca = (_scales(a).get(scale) or {}).get("criteria") or {}
@@ -67,7 +69,8 @@ def _criteria(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, Any]
         for key in list(ca) + [k for k in cb if k not in ca]:
             x, y = ca.get(key) or {}, cb.get(key) or {}
             rows.append({
-                "criterion": key, "id": x.get("id") or y.get("id"), "scale": scale,
+                "criterion": key, "name": names.get(key) or key.replace("_", " ").capitalize(),
+                "id": x.get("id") or y.get("id"), "scale": scale,
                 "max": x.get("max") or y.get("max"),
                 "a": {"score": x.get("score"), "value": x.get("value"), "band": x.get("band")},
                 "b": {"score": y.get("score"), "value": y.get("value"), "band": y.get("band")},
@@ -83,7 +86,8 @@ def _findings(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, list[dict
     fb = {f["criterion"]: f for f in b.get("findings") or ()}
 
     def brief(f: Mapping[str, Any]) -> dict[str, Any]:
-        return {"criterion": f["criterion"], "id": f.get("id"), "rule": f.get("rule"),
+        return {"criterion": f["criterion"], "name": f.get("category"), "id": f.get("id"),
+                "rule": f.get("rule"),
                 "score": f.get("score"), "max": f.get("max"), "message": f.get("message"),
                 "turns": [e.get("turn") for e in f.get("evidence") or ()]}
 
@@ -91,7 +95,8 @@ def _findings(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, list[dict
     for key in fa:
         if key in fb and (fa[key].get("score"), fa[key].get("message")) != (
                 fb[key].get("score"), fb[key].get("message")):
-            changed.append({"criterion": key, "id": fa[key].get("id"),
+            changed.append({"criterion": key, "name": fa[key].get("category"),
+                            "id": fa[key].get("id"),
                             "rule": fa[key].get("rule"), "a": brief(fa[key]),
                             "b": brief(fb[key]),
                             "delta": _delta(fa[key].get("score"), fb[key].get("score"))})
@@ -171,9 +176,10 @@ def divergence(a: Transcript | None, b: Transcript | None, *,
     }
 
 
-def compare(a: Side, b: Side, generated_at: str, *, redact_secrets: bool = True
-            ) -> dict[str, Any]:
-    """The comparison document (schema `skill-doctor/compare/v1`)."""
+def compare(a: Side, b: Side, generated_at: str, *, redact_secrets: bool = True,
+            names: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The comparison document (schema `skill-doctor/compare/v1`); `names` gives each
+    criterion's plain name (the rubric's category) by its key."""
     ra, rb = a.record, b.record
     scores = {}
     for scale in SCALE_TITLES:
@@ -195,7 +201,7 @@ def compare(a: Side, b: Side, generated_at: str, *, redact_secrets: bool = True
         "a": side(a),
         "b": side(b),
         "scores": scores,
-        "criteria": _criteria(ra, rb),
+        "criteria": _criteria(ra, rb, names or {}),
         "findings": _findings(ra, rb),
         "runs": runs,
         "divergence": divergence(a.transcript, b.transcript, redact_secrets=redact_secrets),
@@ -213,6 +219,12 @@ def _num(value: Any) -> str:
     if isinstance(value, str):
         return value
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _named(item: Mapping[str, Any]) -> str:
+    """A criterion as people read it: "Task completion (SD101)"."""
+    name = item.get("name") or str(item.get("criterion") or "").replace("_", " ").capitalize()
+    return f"{name} ({item['id']})" if item.get("id") else name
 
 
 def _signed(delta: Any) -> str:
@@ -233,16 +245,16 @@ def text_lines(doc: Mapping[str, Any]) -> list[str]:
                    + (f" ({_signed(s['delta'])})" if s["delta"] is not None else ""))
     for c in doc["criteria"]:
         if c["delta"]:
-            out.append(f"  {c['id']} {c['criterion']}: {_num(c['a']['score'])} -> "
+            out.append(f"  {_named(c)}: {_num(c['a']['score'])} -> "
                        f"{_num(c['b']['score'])}/{c['max']} ({_signed(c['delta'])})")
     f = doc["findings"]
     for item in f["appeared"]:
-        out.append(f"+ finding {item['id']} {item['rule']} {item['score']}/{item['max']}: "
+        out.append(f"+ finding {_named(item)} {item['score']}/{item['max']}: "
                    f"{item['message']}")
     for item in f["disappeared"]:
-        out.append(f"- finding {item['id']} {item['rule']} (was {item['score']}/{item['max']})")
+        out.append(f"- finding {_named(item)} (was {item['score']}/{item['max']})")
     for item in f["changed"]:
-        out.append(f"~ finding {item['id']} {item['rule']}: {item['a']['score']} -> "
+        out.append(f"~ finding {_named(item)}: {item['a']['score']} -> "
                    f"{item['b']['score']}/{item['b']['max']}: {item['b']['message']}")
     for key, label in RUN_FIGURES:
         r = doc["runs"][key]
@@ -300,7 +312,7 @@ def render(doc: Mapping[str, Any]) -> str:
                              [(SCALE_TITLES[k], v["a"], v["b"], v["delta"], True)
                               for k, v in doc["scores"].items()], h)
                 _delta_table(["Criterion", "A", "B", "Change"],
-                             [(f"{c['id']} {c['criterion']} (max {c['max']})", c["a"]["score"],
+                             [(f"{_named(c)}, out of {c['max']}", c["a"]["score"],
                                c["b"]["score"], c["delta"], True) for c in doc["criteria"]], h)
             with h.section(aria_labelledby="findings"):
                 h.h2("Findings", id="findings")
@@ -313,13 +325,13 @@ def render(doc: Mapping[str, Any]) -> str:
                         h.h3(title)
                         with h.ul():
                             for item in items:
-                                h.li(f"{item['id']} {item['rule']} {item['score']}/{item['max']}:"
+                                h.li(f"{_named(item)} {item['score']}/{item['max']}:"
                                      f" {item['message']}")
                 if f["changed"]:
                     h.h3("Changed")
                     with h.ul():
                         for item in f["changed"]:
-                            h.li(f"{item['id']} {item['rule']}: {item['a']['score']} → "
+                            h.li(f"{_named(item)}: {item['a']['score']} → "
                                  f"{item['b']['score']}/{item['b']['max']}. A: "
                                  f"{item['a']['message']} B: {item['b']['message']}")
             with h.section(aria_labelledby="runs"):
@@ -351,8 +363,10 @@ def render(doc: Mapping[str, Any]) -> str:
 
 
 def _delta_table(headers: Sequence[str], rows: Sequence[tuple], h) -> None:
-    with h.div(cls="scroll"):
-        with h.table():
+    """A table of A, B and the change; on a phone, a card per row (the name, then A, B and
+    the change, each labelled)."""
+    with h.div(cls="scroll fits"):
+        with h.table(cls="cards"):
             with h.thead():
                 with h.tr():
                     for i, title in enumerate(headers):
@@ -360,8 +374,9 @@ def _delta_table(headers: Sequence[str], rows: Sequence[tuple], h) -> None:
             with h.tbody():
                 for name, x, y, delta, better_up in rows:
                     with h.tr():
-                        h.td(name)
-                        h.td(_num(x), cls="num")
-                        h.td(_num(y), cls="num")
+                        h.td(name, cls="lead wide o1")
+                        h.td(_num(x), cls="num o2", data_label=headers[1])
+                        h.td(_num(y), cls="num o3", data_label=headers[2])
                         # Score up is better; a run's size (turns, tokens, cost) down is.
-                        h.td(_signed(delta), cls=f"num {_tone(delta, better_up)}")
+                        h.td(_signed(delta) or "—", cls=f"num o4 {_tone(delta, better_up)}",
+                             data_label=headers[3])

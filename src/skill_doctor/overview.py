@@ -703,7 +703,14 @@ def gaps(transcript: Transcript, findings: Iterable[Finding],
                        f"{len(transcript.turns)} turns before it are graded.",
                        (transcript.turns[-1].index,), 0, _OUTCOME))
     for note in transcript.notes:
-        out.append(_note_gap(show(note), transcript))
+        gap = _note_gap(show(note), transcript)
+        # Two notes of one kind ("holds several runs", "holds 2 sessions; this is session 2")
+        # are one gap on the page: the fuller note says it.
+        same = next((i for i, g in enumerate(out) if g.kind == gap.kind != "note"), None)
+        if same is None:
+            out.append(gap)
+        elif len(gap.note or "") > len(out[same].note or ""):
+            out[same] = gap
     # A file holding several sessions one after another, split by the decoder: which one this
     # report grades (`part` is (this session, of how many); absent on older transcripts).
     part = getattr(transcript, "part", None)

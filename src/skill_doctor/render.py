@@ -39,6 +39,31 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; font-src 
 SCALE_TITLES = {"efficiency": "Efficiency", "code_quality": "Code quality"}
 FOLD_DIFF_LINES = 40  # longer diffs start folded
 
+# On a phone a table whose columns do not fit becomes a list of cards: each row a block whose
+# cells flow as lines, labelled by their column (`data-label`), in the order their `oN` class
+# gives (the scores and the verdict before the names and paths). The header row stays in the
+# page for screen readers. No word is broken to make a column fit: there are no columns.
+# Shared by every page (report, batch index, compare).
+CARDS_CSS = """
+@media (max-width: 40rem) {
+  .scroll.fits { overflow-x: visible; border: 0; }
+  table.cards, table.cards > tbody, table.cards > tfoot { display: block; }
+  table.cards > caption { display: block; }
+  table.cards > thead { position: absolute; width: 1px; height: 1px; overflow: hidden;
+    clip-path: inset(50%); white-space: nowrap; }
+  table.cards tr { display: flex; flex-wrap: wrap; align-items: baseline; column-gap: .9rem;
+    row-gap: .15rem; padding: .5rem .35rem; border-bottom: 1px solid #e3e3e3; }
+  table.cards td { display: block; border: 0; padding: 0; text-align: left; white-space: normal; }
+  table.cards td[data-label]::before { content: attr(data-label) ": "; color: var(--muted);
+    font-weight: 400; }
+  table.cards td.lead { flex: 1 1 auto; font-weight: 600; }
+  table.cards td.wide { flex-basis: 100%; }
+  table.cards .o1 { order: 1; } table.cards .o2 { order: 2; } table.cards .o3 { order: 3; }
+  table.cards .o4 { order: 4; } table.cards .o5 { order: 5; } table.cards .o6 { order: 6; }
+  table.cards .o7 { order: 7; } table.cards .o8 { order: 8; } table.cards .o9 { order: 9; }
+}
+"""
+
 # Embedded as it is (see `page`): it must never hold "</", which would end the style element.
 # Colours: text at least 4.5:1 on its background, graphics at least 3:1 on white (WCAG AA).
 CSS = """
@@ -177,16 +202,11 @@ a.how { font-size: .85rem; white-space: nowrap; }
   dl.strip { grid-template-columns: 1fr 1fr; }
   dl.strip div.wide { grid-column: 1 / 3; }
   .explain dl { grid-template-columns: 1fr; gap: .1rem; }
-  /* One line that scrolls sideways, so the table of contents does not push the scores down. */
+  /* The section links wrap onto as many lines as they need; none runs off the edge. */
   nav.toc { font-size: .9rem; }
-  nav.toc ul { flex-wrap: nowrap; overflow-x: auto; white-space: nowrap; gap: .9rem;
-    padding-bottom: .35rem; }
+  nav.toc ul { gap: .2rem .9rem; }
   table.arith .pips { display: none; }
-  /* The points column must stay in view: a long word of what was measured or of the rating
-     ("documentation", "unnecessary") may break rather than push it out of the table's box.
-     The criterion's name keeps its words whole. */
-  table.arith tbody td:nth-child(2), table.arith tbody td:nth-child(3) { overflow-wrap: anywhere; }
-  table.arith tbody td:nth-child(3) { font-size: .8rem; color: var(--muted); }
+  table.arith td.rating { font-size: .85rem; color: var(--muted); }
   .explain dd { margin-bottom: .4rem; }
 }
 @media print {
@@ -229,7 +249,7 @@ a.how { font-size: .85rem; white-space: nowrap; }
   .tl .c { width: 8px; height: 16px; }
   pre { white-space: pre-wrap; }
 }
-"""
+""" + CARDS_CSS
 
 
 def _fmt(value: float | None) -> str:
@@ -416,8 +436,8 @@ def verdict_line(report: Report, thresholds: Mapping[str, float]) -> tuple[bool,
         category = next((f.category for f in report.findings if f.criterion == top.criterion),
                         top.criterion)
         rest += (f" {'Fix first' if not result.passed else 'Most points back'} "
-                 f"(+{top.impact} {'point' if top.impact == 1 else 'points'}, {top.rule_id} "
-                 f"{category}): {top.text}")
+                 f"(+{top.impact} {'point' if top.impact == 1 else 'points'}, {category} "
+                 f"({top.rule_id})): {top.text}")
     elif report.status == "ok":
         rest += " Nothing to fix: every scored criterion is at its maximum."
     return result.passed, word, rest
@@ -527,8 +547,8 @@ def _bar(scale: ScaleScore, linked: set[str], h, explained: bool = False,
             h.span(f"{_fmt(scale.score)} / 10", cls="value")
     if scale.reason and scale.score is not None:  # a rescaled score says why
         h.p(scale.reason, cls="reason")
-    with h.div(cls="scroll"):
-        with h.table(cls="arith"):
+    with h.div(cls="scroll fits"):
+        with h.table(cls="arith cards"):
             h.caption(f"How the {title.lower()} score was reached: what each criterion "
                       "found in this session, the rating the rubric gives it, and its points." +
                       (" Each rule id links to how the criterion is measured." if explained
@@ -547,35 +567,35 @@ def _bar(scale: ScaleScore, linked: set[str], h, explained: bool = False,
                 active_max = sum(r.criterion.max for r in scored)
                 with h.tfoot():
                     with h.tr():
-                        h.td("Total")
+                        h.td("Total", cls="lead o1")
                         h.td(" + ".join(str(r.points) for r in scored) + f" = {total}",
-                             colspan=2)
+                             colspan=2, cls="wide o3")
                         h.td(f"{total} / {active_max}" + (
                             "" if active_max == 10 else f" → {_fmt(scale.score)} / 10"),
-                            cls="num")
+                            cls="num o2")
 
 
 def _criterion_row(result: CriterionScore, linked: set[str], h, explained: bool = False,
                    gaps: tuple[Gap, ...] = ()) -> None:
     c = result.criterion
     with h.tr():
-        with h.td(__pretty=False):
+        with h.td(cls="lead o1", __pretty=False):
             if c.key in linked:
                 h.a(c.category, href=f"#finding-{c.key}")
             else:
                 h.span(c.category)
             h.span(" ")
             if explained:
-                h.a(c.rule_id, href=f"#rule-{c.key}", cls="rule",
+                h.a(f"({c.rule_id})", href=f"#rule-{c.key}", cls="rule",
                     title=f"How {c.category.lower()} is measured")
             else:
-                h.span(c.rule_id, cls="rule")
+                h.span(f"({c.rule_id})", cls="rule")
         m = result.measurement
         if m is None:
-            h.td(result.reason or "", colspan=2)
-            h.td("N/A", cls="num")
+            h.td(result.reason or "", colspan=2, cls="wide o3")
+            h.td("N/A", cls="num o2")
             return
-        with h.td(__pretty=False):
+        with h.td(cls="wide o3", __pretty=False):
             h.span(m.summary)
             affecting = [(i, g) for i, g in enumerate(gaps, start=1) if c.key in g.criteria]
             if affecting:
@@ -586,8 +606,9 @@ def _criterion_row(result: CriterionScore, linked: set[str], h, explained: bool 
                             h.span(", ")
                         h.a(gap.title.lower(), href=f"#gap-{i}")
         band = result.band
-        h.td(band.label if band and band.label else "")
-        with h.td(cls="num", __pretty=False):
+        h.td(band.label if band and band.label else "", cls="rating wide o4",
+             data_label="Rating")
+        with h.td(cls="num o2", __pretty=False):
             with h.span(cls="pips", aria_hidden="true"):
                 for i in range(c.max):
                     h.span(cls="on" if i < (result.points or 0) else "off")
@@ -754,7 +775,7 @@ def _explanations(report: Report, h) -> None:
                 detector = DETECTORS.get(c.detector)
                 summary, sections = explanation(detector.doc if detector else "")
                 with h.article(cls="explain", id=f"rule-{c.key}"):
-                    h.h3(f"{c.rule_id} {c.category}")
+                    h.h3(f"{c.category} ({c.rule_id})")
                     h.p(f"{c.name} · {SCALE_TITLES[c.scale].lower()}, up to {c.max} points"
                         + ("" if c.enabled else " · disabled in the rubric"), cls="rule")
                     if summary:
@@ -980,7 +1001,7 @@ def _timeline(report: Report, ov: Overview, h) -> None:
             with h.ul(cls="screen-only"):
                 for f, turns in cited:
                     with h.li(__pretty=False):
-                        h.a(f"{f.rule_id} {f.category}", href=f"#finding-{f.criterion}")
+                        h.a(f"{f.category} ({f.rule_id})", href=f"#finding-{f.criterion}")
                         h.span(": ")
                         for i, turn in enumerate(sorted(set(turns))):
                             if i:
@@ -1040,7 +1061,7 @@ def _files(ov: Overview, h) -> None:
                                 for i, (rule_id, criterion, category) in enumerate(row.flagged_by):
                                     if i:
                                         h.br()
-                                    h.a(f"{rule_id} {category}", href=f"#finding-{criterion}")
+                                    h.a(f"{category} ({rule_id})", href=f"#finding-{criterion}")
         if len(ov.files) > 20:
             h.p(f"Printed: the first 20 of {len(ov.files) + ov.more_files} files; the page on "
                 "screen and report.json list them all.", cls="none print-only")
@@ -1126,7 +1147,7 @@ def _entry(turn: CitedTurn, h) -> None:
             for i, (rule_id, criterion, category) in enumerate(turn.cited_by):
                 if i:
                     h.span(", ")
-                h.a(f"{rule_id} {category}", href=f"#finding-{criterion}")
+                h.a(f"{category} ({rule_id})", href=f"#finding-{criterion}")
             where = [f"source line {turn.line}"] if turn.line else []
             if turn.timestamp:
                 where.append(turn.timestamp)
