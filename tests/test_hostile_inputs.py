@@ -572,3 +572,63 @@ def test_special_files_are_refused_with_a_one_line_reason(tmp_path, capsys):
     assert "pipe.jsonl is not a regular file (a FIFO (named pipe)); refused" in line
     if os.path.exists("/dev/null"):
         assert "(a character device)" in decode_file("/dev/null").problem.message
+
+
+# -- input that must end in a one-line error (exit 2), not in exit 4 --------------------------
+
+_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n"
+    for p, n in zip("abcdefgh", "bcdefghi"))
+
+
+@pytest.mark.parametrize("text, message", [
+    (_BOMB, "bomb.yaml:6: the rubric expands to more than 100,000 values"),
+    ("thresholds:\n  efficiency: " + "9" * 5000 + "\n", "bomb.yaml:2: a number of 5000 digits"),
+    ("thresholds:\n  efficiency: 5\n  efficiency: 6\n",
+     "bomb.yaml:3: efficiency: given twice in the same mapping"),
+    ("criteria:\n  retry_waste:\n    max: 2\n    max: 3\n",
+     "bomb.yaml:4: max: given twice in the same mapping"),
+])
+def test_a_hostile_rubric_is_refused_with_its_line(tmp_path, capsys, text, message):
+    (tmp_path / "bomb.yaml").write_text(text, encoding="utf-8")
+    code, out, err = run(["rubric", "validate", "bomb.yaml"], tmp_path, capsys)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_rubric_with_a_plain_alias_still_loads(tmp_path):
+    (tmp_path / "r.yaml").write_text(
+        "thresholds: &t {efficiency: 6, code_quality: 6}\n", encoding="utf-8")
+    assert rubric.load(str(tmp_path / "r.yaml")).thresholds["efficiency"] == 6
+
+
+@pytest.mark.parametrize("line, message", [
+    ("[" * 100_000 + "]" * 100_000, "base.jsonl:1: not a summary record (nested too deeply)"),
+    ('{"status": "ok", "session": {"id": "x"}, "scores": {"efficiency": {"score": NaN}}}',
+     "base.jsonl:1: not a JSON line (NaN is not a number a score can be)"),
+    ('{"status": "ok", "scores": {"efficiency": {"score": -Infinity}}}',
+     "base.jsonl:1: not a JSON line (-Infinity is not"),
+])
+def test_a_hostile_baseline_is_refused_with_its_line(tmp_path, capsys, line, message):
+    (tmp_path / "base.jsonl").write_text(line + "\n", encoding="utf-8")
+    shutil.copy(ROOT / "examples" / "clean-fix.jsonl", tmp_path / "s.jsonl")
+    code, out, err = run(["check", "s.jsonl", "--baseline", "base.jsonl"], tmp_path, capsys)
+    assert code == 2 and message in err and "Traceback" not in err, err
+
+
+def test_sessions_started_before_the_year_1000_are_graded_and_dated(tmp_path, capsys,
+                                                                    monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    steps = [{"user": "Fix the typo in README.md please"}, {"assistant": "Fixed the typo."}]
+    for year in ("0001", "0999", "2026"):
+        text = claude_jsonl(steps, session_id=f"s{year}").replace("2026-01-01T", f"{year}-01-01T")
+        (tmp_path / f"s{year}.jsonl").write_text(text, encoding="utf-8")
+    names = ["s0001.jsonl", "s0999.jsonl", "s2026.jsonl"]
+    code, out, err = run(["batch", *names, "-o", "out"], tmp_path, capsys)
+    assert code == 0 and "Traceback" not in err, err
+    dates = sorted(json.loads(line)["session"]["started_at"][:10]
+                   for line in (tmp_path / "out" / "summary.jsonl").read_text().splitlines())
+    assert dates == ["0001-01-01", "0999-01-01", "2026-01-01"]
+    index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert "0001-01-01" in index and "<svg" in index  # the chart spans the two millennia
+    code, out, err = run(["check", *names, "--html", "gate"], tmp_path, capsys)
+    assert code == 0 and (tmp_path / "gate" / "index.html").is_file(), err

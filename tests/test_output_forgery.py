@@ -23,7 +23,9 @@ from skill_doctor.redact import terminal, visible
 INVISIBLE = ["\u200b", "\u200d", "\ufeff", "\U000e0041", "\u00ad", "\u2028", "\u2029", "\u202e",
              "\u2066", "\u061c", "\u180e", "\u3164", "\ufe00"]
 CONTROLS = ["\x1b]0;pwned\x07", "\x1b]52;c;cHduZWQ=\x07", "\x1b[2J", "\x9b31m", "\x07", "\r"]
-FORGED = "\n::error file=x.py,line=1::forged\n::add-mask::secret\n##[error]legacy\n"
+FORGED = ("\n::error file=x.py,line=1::forged\n::add-mask::secret\n##[error]legacy\n"
+          "##teamcity[buildStatus status='SUCCESS' text='forged']\n##vso[task.complete result=Succeeded]\n"
+          "section_start:1700000000:forged\r\x1b[0Kfolded\nsection_end:1700000000:forged\n")
 
 
 def _shown_raw(text: str) -> list[str]:
@@ -38,6 +40,8 @@ def _check_printed(out: str, github: bool = False) -> None:
     for line in out.splitlines():
         stripped = line.lstrip()
         assert "##[" not in line and "##vso[" not in line.lower(), line
+        assert "##teamcity[" not in line.lower(), line
+        assert not re.search(r"section_(start|end):", line, re.I), line
         if stripped.startswith("::"):
             assert github, f"a workflow command in plain output: {line}"
             # one of ours: its values escaped, so nothing of the transcript ends or starts one
@@ -50,6 +54,8 @@ def test_terminal_makes_every_line_safe():
     line = terminal("::error::x" + FORGED + "".join(CONTROLS) + "".join(INVISIBLE), False)
     assert "\n" not in line and not _shown_raw(line)
     assert not line.startswith("::") and "##[" not in line
+    assert "##teamcity[" not in line and "##vso[" not in line
+    assert "section_start:" not in line and "section_end:" not in line
     assert "[U+001B]" in line and "[U+200B]" in line and "[U+E0041]" in line
     assert terminal("  ::warning::x", False).startswith("  [U+003A]:")
     assert terminal("::warning file=a::b", False, command=True).startswith("::warning")

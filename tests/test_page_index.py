@@ -149,6 +149,23 @@ def test_csv_cells_never_run_as_spreadsheet_formulas(work, capsys):
     assert "\u202e" not in index and "report[U+202E]gpj.exe" in index
 
 
+def test_csv_quotes_a_bare_carriage_return_and_neutralises_formulas_after_a_line_break(
+        work, capsys):
+    # Spreadsheet readers end a row at a bare CR and may read each line of a cell on its own.
+    for name, session_id in (("cr", "a\r=cmd|'/C calc'!A0"), ("lf", "b\n@SUM(1+1)")):
+        (work / f"{name}.jsonl").write_text(claude_jsonl(CHAT_STEPS, session_id=session_id),
+                                            encoding="utf-8")
+    assert run(["batch", "cr.jsonl", "lf.jsonl", "-o", "out"], work, capsys)[0] == 0
+    with open(work / "out" / "summary.csv", encoding="utf-8", newline="") as f:
+        text = f.read()
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert len(rows) == 2 and text.count('"a\r') == 1  # the CR inside a quoted field
+    assert [r["session"] for r in rows] == ["a\r'=cmd|'/C calc'!A0", "b\n'@SUM(1+1)"]
+    for row in rows:
+        for cell in row.values():
+            assert not re.search(r"(^|[\r\n])[=+@-]", cell or ""), cell
+
+
 def test_the_index_stays_identical_whatever_the_number_of_processes(work, capsys):
     assert run(["batch", "sessions", "-o", "one", "-j", "1"], work, capsys)[0] == 0
     assert run(["batch", "sessions", "-o", "two", "-j", "2"], work, capsys)[0] == 0

@@ -286,3 +286,18 @@ def test_corpus_sessions_show_every_element(name):
     assert "dl" in {t for t, _ in page.tags} and 'class="tl"' in html
     assert "cited" in html and 'class="flagged"' in html and 'class="d-add"' in html
     assert {href[1:] for href in page.links()} <= ids
+
+
+def test_a_users_own_rubric_is_said_plainly_on_the_page_and_in_report_json(tmp_path):
+    from skill_doctor.report import to_json
+
+    own = tmp_path / "team.yaml"
+    own.write_text("criteria:\n  retry_waste:\n    bands: [{at_most: 0, points: 2}, {points: 0}]\n")
+    mine = grade(decode_file(EXAMPLES / "retry-fix.jsonl"), rubric.load(str(own)), "now")
+    default = grade(decode_file(EXAMPLES / "retry-fix.jsonl"), rubric.load(), "now")
+    assert mine.rubric == "team.yaml" and default.rubric is None
+    text = Page(render(mine)).all_text()
+    assert "Graded with your own rubric, team.yaml, not the default one" in text
+    assert "Graded with your own rubric" not in Page(render(default)).all_text()
+    assert to_json(mine)["generator"]["rubric"] == "team.yaml"
+    assert "rubric" not in to_json(default)["generator"]

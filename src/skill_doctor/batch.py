@@ -27,9 +27,7 @@ that makes the grader fail is listed in the index with the error, and the batch 
 
 from __future__ import annotations
 
-import csv
 import heapq
-import io
 import json
 import os
 import queue
@@ -237,7 +235,9 @@ def _grade_session(path: str, transcript: Transcript, rubric: Rubric, generated_
         return Graded(
             path=shown, session_id=report.session_id, status=report.status,
             message=report.message, harness=transcript.harness,
-            date=started.strftime("%Y-%m-%d") if started else None,
+            # isoformat, not strftime: the C library writes a year before 1000 without its
+            # zeros ("1-01-01"), which is no date to read back.
+            date=started.date().isoformat() if started else None,
             turns=len(transcript.turns),
             scores={s.name: s.score for s in report.scores.scales()},
             worst=worst, started_at=transcript.started_at,
@@ -609,7 +609,26 @@ def _csv_text(value: str, redact_secrets: bool = True) -> str:
     from .redact import shown
 
     value = shown(value, redact_secrets)
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+    value = "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+    # A spreadsheet may read each line of a cell on its own: a formula after a line break is
+    # neutralised the same way.
+    return _FORMULA_AFTER_BREAK.sub(lambda m: m.group(1) + "'" + m.group(2), value)
+
+
+_FORMULA_AFTER_BREAK = re.compile(r"([\r\n])([=+\-@\t])")
+
+
+def _csv_row(cells: Sequence[Any]) -> str:
+    """One CSV line. A field holding a separator, a quote, a line feed or a bare carriage
+    return is quoted (Python's csv module, given "\n" as the line end, leaves a lone CR
+    unquoted, and spreadsheet readers end the row there)."""
+    out = []
+    for cell in cells:
+        text = str(cell)
+        if any(c in text for c in ',"\r\n'):
+            text = '"' + text.replace('"', '""') + '"'
+        out.append(text)
+    return ",".join(out) + "\n"
 
 
 def summary_csv(rows: Sequence[Row], redact_secrets: bool = True) -> str:
@@ -619,13 +638,8 @@ def summary_csv(rows: Sequence[Row], redact_secrets: bool = True) -> str:
 
 def csv_pieces(rows: Sequence[Row], redact_secrets: bool = True) -> Iterator[str]:
     """summary_csv's text a line at a time, for writing as it comes."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    yield _csv_row(CSV_COLUMNS)
     for row in rows:
-        yield out.getvalue()
-        out.seek(0)
-        out.truncate()
         g = row.graded
         verdict = {True: "pass", False: "fail", None: "not graded"}[g.passed]
         cells = [
@@ -633,8 +647,7 @@ def csv_pieces(rows: Sequence[Row], redact_secrets: bool = True) -> Iterator[str
             *("" if g.scores.get(name) is None else _num(g.scores[name]) for name in SCALES),
             verdict, "; ".join(g.failures), g.worst or "", len(g.findings),
             f"sessions/{row.name}/report.html" if row.name else ""]
-        writer.writerow([_csv_text(c, redact_secrets) if isinstance(c, str) else c for c in cells])
-    yield out.getvalue()
+        yield _csv_row([_csv_text(c, redact_secrets) if isinstance(c, str) else c for c in cells])
 
 
 # -- the index pages -----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import UsageError
 from .locate import iter_transcripts
@@ -288,7 +288,10 @@ def parse_baseline(text: str, path: str) -> Baseline:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, parse_constant=_no_constant)
+        except RecursionError:
+            raise UsageError(f"--baseline {path}:{lineno}: not a summary record (nested too "
+                             f"deeply)") from None
         except ValueError as exc:
             raise UsageError(f"--baseline {path}:{lineno}: not a JSON line ({exc})") from None
         if not isinstance(record, dict) or "scores" not in record:
@@ -304,6 +307,11 @@ def parse_baseline(text: str, path: str) -> Baseline:
     if not graded:
         raise UsageError(f"--baseline {path}: no graded session in it")
     return Baseline(path, {t: _standing(r) for t, r in by_task.items()}, _standing(graded))
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are no scores: a baseline holding them is refused, not compared."""
+    raise ValueError(f"{name} is not a number a score can be")
 
 
 def _current(check: SessionCheck) -> Standing:

@@ -456,10 +456,13 @@ def shown(text: str, redact_secrets: bool = True, home: str | None = None) -> st
 
 # -- the output boundaries ---------------------------------------------------------------------
 
-# GitHub Actions and Azure Pipelines obey workflow commands: `::name ...::` at the start of a
-# line, legacy `##[name]` and `##vso[` anywhere in one.
+# CI systems obey commands printed in a job's log: GitHub Actions `::name ...::` at the start
+# of a line, Azure Pipelines `##vso[` and legacy `##[name]`, TeamCity service messages
+# `##teamcity[` anywhere in one, GitLab's collapsible sections `section_start:` and
+# `section_end:`.
 _WORKFLOW_START = re.compile(r"^(\s*):")
-_WORKFLOW_ANYWHERE = re.compile(r"##(?=\[|vso\[)", re.IGNORECASE)
+_WORKFLOW_ANYWHERE = re.compile(r"##(?=\[|vso\[|teamcity\[)", re.IGNORECASE)
+_GITLAB_SECTION = re.compile(r"(section_(?:start|end)):", re.IGNORECASE)
 
 
 def terminal(text: str, redact_secrets: bool = True, *, command: bool = False) -> str:
@@ -470,6 +473,7 @@ def terminal(text: str, redact_secrets: bool = True, *, command: bool = False) -
     text = shown(text, redact_secrets) if text else ""
     text = visible(text, line=True)
     text = _WORKFLOW_ANYWHERE.sub("#[U+0023]", text)
+    text = _GITLAB_SECTION.sub(r"\1[U+003A]", text)
     if not command and text.lstrip().startswith("::"):
         text = _WORKFLOW_START.sub(r"\1[U+003A]", text, count=1)
     return text

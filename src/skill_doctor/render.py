@@ -109,6 +109,7 @@ nav.toc ul { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: 
 .value { font-weight: 700; text-align: right; font-variant-numeric: tabular-nums; }
 .na { color: var(--muted); grid-column: 2 / 4; }
 .reason { color: var(--muted); margin: -.3rem 0 .5rem; font-size: .95rem; }
+.own-rubric { padding: .6rem .85rem; border-left: 4px solid #8a5a00; background: #fff8e6; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; font-size: .95rem; }
 caption { text-align: left; color: var(--muted); font-size: .9rem; padding-bottom: .25rem; }
@@ -517,6 +518,11 @@ def _strip(ov: Overview, h, usage=None) -> None:
 def _scores(report: Report, h) -> None:
     with h.section(aria_labelledby="score-summary"):
         h.h2("Score summary", id="score-summary")
+        if report.rubric is not None:
+            h.p(f"Graded with your own rubric, {report.rubric}, not the default one: the "
+                "points and bands are yours, and what is measured of the default rubric's "
+                "agreement with careful readers does not apply to these scores.",
+                cls="own-rubric")
         linked = {f.criterion for f in report.findings}
         explained = report.overview is not None  # the explanations are on graded pages
         gaps = report.overview.gaps if report.overview is not None else ()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from . import __version__, facts as facts_mod
@@ -44,6 +45,9 @@ class Report:
     # The rubric's minimum scores, so a view can say pass or fail by `check.judge`'s rule.
     thresholds: Mapping[str, float] = field(default_factory=dict)
     usage: UsageSummary | None = None  # tokens and cost, when the harness logs them
+    # The user's rubric file (its name) when one was laid over or replaced the default; None
+    # with the default rubric, the one whose agreement with careful readers is measured.
+    rubric: str | None = None
 
     @property
     def session_id(self) -> str:
@@ -53,6 +57,15 @@ class Report:
         if t.session_id:
             return t.session_id
         return os.path.splitext(os.path.basename(t.source))[0] or "session"
+
+
+def own_rubric(rubric: Rubric) -> str | None:
+    """The name of the user's rubric file, or None when the default rubric is in use."""
+    from . import resources
+
+    if Path(rubric.source) == resources.rubric_path():
+        return None
+    return Path(rubric.source).name
 
 
 def no_history(rubric: Rubric, generated_at: str, detail: str | None = None, *,
@@ -76,7 +89,7 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
     """
     report = _grade(transcript, rubric, generated_at, redact_secrets=redact_secrets,
                     with_overview=overview)
-    report = replace(report, thresholds=dict(rubric.thresholds))
+    report = replace(report, thresholds=dict(rubric.thresholds), rubric=own_rubric(rubric))
     # Tokens are counted for every status: a session too short to grade still cost money.
     report = replace(report, usage=summarize_usage(transcript, price_table(rubric.prices)))
     return scrubbed(report) if redact_secrets else report
@@ -261,6 +274,8 @@ def to_json(report: Report, *, usage_turns: bool = True) -> dict[str, Any]:
         "generator": {"name": "skill-doctor", "version": __version__,
                       "generated_at": report.generated_at},
     }
+    if report.rubric is not None:
+        out["generator"]["rubric"] = report.rubric
     out["usage"] = usage_json(report.usage, turns=False)
     if report.overview is not None:
         out["overview"] = overview_json(report.overview)

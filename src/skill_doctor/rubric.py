@@ -127,6 +127,8 @@ def _parse(text: str, source: str) -> tuple[Any, dict[tuple, int]]:
         parser = loader(text)
         try:
             node = parser.get_single_node()
+            if node is not None:
+                _check_nodes(node, source)
             data = parser.construct_document(node) if node is not None else None
         finally:
             parser.dispose()
@@ -152,6 +154,54 @@ def _parse(text: str, source: str) -> tuple[Any, dict[tuple, int]]:
     if node is not None:
         walk(node, ())
     return data, lines
+
+
+# A rubric is small: far fewer values than this, even with every alias expanded. Nested
+# aliases ("a billion laughs") expand exponentially; they are refused before anything is built.
+MAX_VALUES = 100_000
+_LONG_NUMBER = 100  # digits; a threshold or a band needs a handful
+
+
+def _check_nodes(root: Any, source: str) -> None:
+    """Refuse, with the line, what would exhaust memory or fail while the rubric is built: a
+    document whose aliases expand past MAX_VALUES values, a number of more than _LONG_NUMBER
+    digits, and a key given twice in one mapping (YAML keeps the last silently). Each node is
+    visited once: the expanded size is summed with each shared node counted from its own."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes and not done:
+            continue
+        children = ([v for pair in node.value for v in pair]
+                    if isinstance(node, yaml.MappingNode) else
+                    list(node.value) if isinstance(node, yaml.SequenceNode) else [])
+        if not done:
+            if isinstance(node, yaml.ScalarNode) and len(node.value) > _LONG_NUMBER and \
+                    node.tag.endswith((":int", ":float")):
+                raise RubricError(f"a number of {len(node.value)} digits is no rubric value",
+                                  path=source, line=node.start_mark.line + 1)
+            if isinstance(node, yaml.MappingNode):
+                seen: set[str] = set()
+                for key, _ in node.value:
+                    if isinstance(key, yaml.ScalarNode):
+                        if key.value in seen:
+                            raise RubricError("given twice in the same mapping (YAML would keep "
+                                              "only the last)", path=source,
+                                              line=key.start_mark.line + 1, key=key.value)
+                        seen.add(key.value)
+            sizes[id(node)] = -1  # visiting
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        total = 1 + sum(max(sizes.get(id(child), 1), 1) for child in children)
+        if total > MAX_VALUES:
+            raise RubricError(f"the rubric expands to more than {MAX_VALUES:,} values (nested "
+                              f"YAML aliases); a rubric needs a few hundred",
+                              path=source, line=node.start_mark.line + 1)
+        sizes[id(node)] = total
 
 
 def _merge(base: Any, override: Any) -> Any:

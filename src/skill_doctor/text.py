@@ -133,7 +133,8 @@ def iso_from_millis(ms: object) -> str | None:
         moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
     except (OverflowError, OSError, ValueError):
         return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    # isoformat, not strftime: the C library writes a year before 1000 without its zeros.
+    return moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
 # -- case-insensitive patterns at case-sensitive speed -------------------------------------------
