@@ -234,3 +234,50 @@ def test_no_history_message_folds_the_home_folder(tmp_path, capsys, isolated_hom
     data = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
     assert data["message"] == "No conversation history found: ~/missing.jsonl does not exist"
     assert str(isolated_home) not in out
+
+
+def test_no_part_of_a_secret_survives_a_cut(tmp_path, capsys, monkeypatch):
+    """Notes and excerpts cut at 80-200 characters are redacted whole first: a password cut
+    off before its end, or a URL's password before its @host, is a string no pattern knows."""
+    import json
+
+    from conftest import run_cli
+    from sessionkit import claude_jsonl
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    password = "Zq8vLm2Xr4Tp9Wn3Ks7Hd5Fb6Gc1Jy0"
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    # Each secret starts before a cut (120 characters for a failing check in a note, 160 for
+    # compare's turn) and ends after it.
+    check = ("cd /srv/app/reporting-service/backend/src && export LOG_LEVEL=debug && "
+             f"DATABASE_URL=postgres://admin:{password}@db.internal:5432/reporting "
+             "python -m pytest -q tests/test_models.py")
+    clone = ("cd /srv/work/checkouts/reporting-service && GIT_TERMINAL_PROMPT=0 GIT_TRACE=1 "
+             f"git clone --depth 1 --branch main https://dev:{token}@github.com/acme/reporting.git")
+    steps = [{"user": "Fix the failing migration in app/models.py"},
+             {"tool": "Edit", "input": {"file_path": "/home/dev/proj/app/models.py",
+                                        "old_string": "a = 1", "new_string": "a = 2"},
+              "output": "The file has been updated."},
+             {"tool": "Bash", "input": {"command": clone}, "output": "Cloning into 'reporting'..."},
+             {"tool": "Bash", "input": {"command": check},
+              "output": "Exit code 1\nFAILED tests/test_models.py::test_migrate\n1 failed, 4 passed",
+              "error": True},
+             {"assistant": "All done: the migration is fixed and the tests pass."}]
+    assert check.index(password) < 120 < check.index(password) + len(password)
+    assert len("Bash ") + clone.index(token) < 160 < len("Bash ") + clone.index(token) + len(token)
+    (tmp_path / "a.jsonl").write_text(claude_jsonl(steps), encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text(claude_jsonl(steps[:2] + steps[3:]), encoding="utf-8")
+    outputs = []
+    code, out, err = run_cli(["report", "a.jsonl", "-o", "r"], tmp_path, capsys)
+    outputs += [out, err, (tmp_path / "r" / "report.json").read_text(encoding="utf-8"),
+                (tmp_path / "r" / "report.html").read_text(encoding="utf-8")]
+    for fmt in ("text", "github", "json"):
+        outputs += list(run_cli(["check", "a.jsonl", "--format", fmt, "--exit-zero"],
+                                tmp_path, capsys)[1:])
+    code, out, err = run_cli(["compare", "b.jsonl", "a.jsonl", "-o", "c"], tmp_path, capsys)
+    outputs += [out, err, (tmp_path / "c" / "compare.json").read_text(encoding="utf-8"),
+                (tmp_path / "c" / "compare.html").read_text(encoding="utf-8")]
+    text = "\n".join(outputs)
+    assert "Zq8vLm" not in text and password[8:20] not in text
+    assert "A1b2C3d4" not in text and token[10:24] not in text
+    assert json.loads(outputs[2])["status"] == "ok"

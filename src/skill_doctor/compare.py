@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 from . import __version__
 from .model import Role, Transcript, Turn
 from .redact import redact
+from .text import cut
 
 SCHEMA = "skill-doctor/compare/v1"
 SCALE_TITLES = {"efficiency": "Efficiency", "code_quality": "Code quality"}
@@ -146,9 +147,12 @@ def describe_turn(turn: Turn | None, redact_secrets: bool = True) -> str | None:
         text = "user: " + " ".join(turn.content.split())
     else:
         text = "assistant: " + " ".join(turn.content.split())
+    # Redacted whole, then cut: a cut first could leave part of a secret no pattern knows.
+    if redact_secrets:
+        text = redact(text)
     if len(text) > _TARGET_CHARS:
-        text = text[: _TARGET_CHARS - 1].rstrip() + "…"
-    return redact(text) if redact_secrets else text
+        text = cut(text, _TARGET_CHARS - 1).rstrip() + "…"
+    return text
 
 
 def divergence(a: Transcript | None, b: Transcript | None, *,

@@ -51,6 +51,25 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:_head_end(text, limit)]
 
 
+def quote(text: str, limit: int) -> str:
+    """At most `limit` characters of session text for a note or an excerpt, with no part of a
+    secret left behind by the cut: a text that must be cut is redacted whole first and then
+    cut (a URL's password cut off before its `@host`, or 30 of 36 characters of a key, is a
+    string no pattern recognises afterwards). A text that fits is returned whole: it is
+    redacted with the rest of the note, where the output is redacted. The cut never falls
+    inside a `[redacted: ...]` marker."""
+    if len(text) <= limit:
+        return text
+    from .redact import redact
+
+    text = redact(text, home="")
+    head = cut(text, limit)
+    opened = head.rfind("[redacted:")
+    if opened != -1 and "]" not in head[opened:]:
+        head = head[:opened].rstrip()
+    return head
+
+
 def clip(text: str, limit: int = KEEP_CHARS, among: str | None = None) -> str:
     """Keep the head (three quarters) and tail (one quarter) of a long text, marking the cut
     (and naming `among` the text it dropped, when given). The cut falls between words, so no

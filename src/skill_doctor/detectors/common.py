@@ -10,6 +10,7 @@ import warnings
 
 from ..facts import EditRecord, Facts, command_segments
 from ..model import ToolKind, Turn
+from ..text import quote
 
 
 def _edit_turns(facts: Facts) -> list[int]:
@@ -176,8 +177,8 @@ def operation_key(command: str) -> str:
         if rest:
             target = rest[0].rstrip("/")
             parts.append(posixpath.basename(target) if "/" in target else target)
-        return " ".join(parts)[:200]
-    return " ".join(command.split())[:200]
+        return quote(" ".join(parts), 200)
+    return quote(" ".join(command.split()), 200)
 
 
 def final_python_texts(facts: Facts) -> dict[str, tuple[int, str]]:

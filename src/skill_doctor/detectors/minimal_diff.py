@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from ..diffs import edit_lines
 from ..facts import EditRecord, Facts
+from ..text import quote
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX
 
@@ -145,7 +146,7 @@ def diff_bloat(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         where = (f"in turn {first}, in {first_path} and {second_path}" if first == second
                  else f"(turns {first} and {second})")
         evidence.append(Evidence(second, f"the same block of new code was written twice {where}: "
-                                         f"{line[:80]}"))
+                                         f"{quote(line, 80)}"))
         causes.append("duplicated")
     evidence.sort(key=lambda e: e.turn)
     n = len(evidence)

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from ..diffs import edit_lines
 from ..facts import Facts
 from ..model import ToolKind
+from ..text import quote
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX, _SCRATCH, _TEST_FILE
 
@@ -280,7 +281,7 @@ def _style_problems(file: _Conventions, added: list[str], path: str, limit: int,
         if too_long:
             problems.append(("line_length", f"{_plural(len(too_long), 'added line')} longer "
                                             f"than {max(limit, file.longest)} characters, e.g. "
-                                            f"`{too_long[0].strip()[:60]}...`"))
+                                            f"`{quote(too_long[0].strip(), 60)}...`"))
     if path.endswith(".py"):
         added_quote = _quote_style(added)
         if file.quotes and added_quote and file.quotes != added_quote:

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from ..diffs import edit_lines
 from ..facts import Facts
 from ..model import ToolKind
-from ..text import CaselessPattern, line_of
+from ..text import CaselessPattern, line_of, quote
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX, _TEST_FILE, PROJECT_CHECKS, PROSE_ONLY, _edits_with_paths, \
     final_python_texts, parse_python, runs_one_of
@@ -132,7 +132,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             final_by_command[key] = (c.turn, c.passed)
         for key, (turn, passed) in sorted(final_by_command.items(), key=lambda kv: kv[1][0]):
             if turn > last_edit and passed is False and key in passed_before:
-                signal(turn, f"passed earlier, fails after the last edit: {key[:120]}", "broken_check")
+                signal(turn, f"passed earlier, fails after the last edit: {quote(key, 120)}", "broken_check")
     # Leftovers (debug, TODO, commented-out code) still present: a later edit of the same file
     # that removes the line clears it.
     pending: dict[str, list[tuple[int, str, str, str]]] = {}  # path -> (turn, line, note, cause)
@@ -163,27 +163,27 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             if elided is not None:
                 pending.setdefault(r.path, []).append(
                     (r.turn, elided.strip(), f"{r.path} was written whole with a comment in place "
-                                             f"of code, which is gone: {elided.strip()[:80]}",
+                                             f"of code, which is gone: {quote(elided.strip(), 80)}",
                      "code_elided"))
         if code:
             found = pending.setdefault(r.path, [])
             debug = _line_matching(_DEBUG, joined, _NEEDS["debug"], joined.lower())
             if debug is not None:
                 found.append((r.turn, debug.strip(), f"debug statement added to {r.path}: "
-                                                      f"{debug.strip()[:80]}", "debug_left"))
+                                                      f"{quote(debug.strip(), 80)}", "debug_left"))
             todo = _line_matching(_TODO, joined, _NEEDS["todo"])
             if todo is not None:
                 found.append((r.turn, todo.strip(), f"TODO/FIXME added to {r.path}: "
-                                                    f"{todo.strip()[:80]}", "todo_added"))
+                                                    f"{quote(todo.strip(), 80)}", "todo_added"))
             if _COMMENT_LINE.search(joined):
                 commented = [l for l in added if _COMMENTED_CODE.match(l)]
                 if len(commented) >= 2:
                     found.append((r.turn, commented[0].strip(), f"commented-out code added to "
-                                                                f"{r.path}: {commented[0].strip()[:80]}",
+                                                                f"{r.path}: {quote(commented[0].strip(), 80)}",
                                   "commented_code"))
         skipped = _line_matching(_SKIP, joined, _NEEDS["skip"])
         if skipped is not None:
-            signal(r.turn, f"test skipped in {r.path}: {skipped.strip()[:80]}", "test_skipped")
+            signal(r.turn, f"test skipped in {r.path}: {quote(skipped.strip(), 80)}", "test_skipped")
         if r.edit.deleted and _TEST_FILE.search(r.path):
             signal(r.turn, f"test file deleted: {r.path}", "test_deleted")
     for path in sorted(pending):
@@ -195,7 +195,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
             for match in _RM.finditer(command):
                 tests = [w for w in match.group(2).split() if _TEST_FILE.search(w.strip("'\""))]
                 if tests:
-                    signal(t.index, f"test file deleted: {tests[0][:100]}", "test_deleted")
+                    signal(t.index, f"test file deleted: {quote(tests[0], 100)}", "test_deleted")
                     break
     for path, (turn, text) in sorted(final_python_texts(facts).items()):
         tree = parse_python(text)
@@ -286,7 +286,7 @@ def _breakages_the_user_met(facts: Facts, signal) -> None:
 
 def _quote(text: str) -> str:
     line = next((l.strip() for l in text.splitlines() if l.strip()), "")
-    return line[:100] + ("…" if len(line) > 100 else "")
+    return quote(line, 100) + ("…" if len(line) > 100 else "")
 
 
 def _verification_signals(facts: Facts, signal) -> None:
@@ -308,12 +308,12 @@ def _verification_signals(facts: Facts, signal) -> None:
     if decided and decided[-1].passed is False:
         if not any(e.turn > decided[-1].turn for e in facts.edits):
             signal(decided[-1].turn, f"the last check after the last code edit fails: "
-                                     f"{decided[-1].command[:100]}", "final_check_failed")
+                                     f"{quote(decided[-1].command, 100)}", "final_check_failed")
     elif not decided and not any(r.forbids_checks for r in facts.main_requests):
         if after:  # a check ran, but its output shows no verdict (cut off, printed nothing)
             signal(after[-1].turn, f"the check after the last code edit shows no pass or "
                                    f"failure, so the change is unverified: "
-                                   f"{after[-1].command[:100]}", "unverified")
+                                   f"{quote(after[-1].command, 100)}", "unverified")
         else:
             signal(last_code_edit, "no test, build or lint ran after the last code edit, so "
                                    "the change is unverified", "unverified")

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from ..facts import MISSING_PROGRAM, Facts, classify_check, found_nothing, is_doc_file, \
     relative_path
 from ..model import Role, ToolKind, Turn
-from ..text import CaselessPattern
+from ..text import CaselessPattern, quote
 from ._base import DETECTORS, Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _TEST_FILE, _edit_turns, _edits_with_paths, _normal_command, _target, operation_key
 
@@ -427,7 +427,7 @@ def _user_redos(facts: Facts) -> list[_Episode]:
         for turn in sorted(request.restated_at + request.rejected_at):
             acted = _agent_acted(facts, request.turn, turn)
             if acted:
-                episodes.append(_Episode(turn, turn, [turn], facts.turn(turn).content[:120],
+                episodes.append(_Episode(turn, turn, [turn], quote(facts.turn(turn).content, 120),
                                          "redo_after_user", "user"))
     return episodes
 
@@ -506,7 +506,7 @@ def _describe(ep: _Episode, facts: Facts) -> str:
     if ep.kind == "loop":
         return f"{ep.what} repeated {len(ep.turns)} times with the same result (turns {shown})"
     if ep.kind == "hunt":
-        return f"hunted for a working test command (turns {shown}): {ep.what[:120]}"
+        return f"hunted for a working test command (turns {shown}): {quote(ep.what, 120)}"
     if ep.kind == "streak":
         return f"{len(ep.turns)} calls in a row failed, nothing succeeding between (turns {shown})"
     first = facts.turn(ep.first)
@@ -514,23 +514,23 @@ def _describe(ep: _Episode, facts: Facts) -> str:
         return (f"{ep.what} was edited in place, looked at, and edited again to repair the edit "
                 f"(turns {shown})")
     if ep.kind == "user":
-        return f"the user had to ask again or reject the work: {ep.what[:120]}"
+        return f"the user had to ask again or reject the work: {quote(ep.what, 120)}"
     if ep.cause == "searched_again":
         return f"a search found nothing and the same place was searched again (turns {shown})"
     if ep.cause == "missing_program":
         return (f"the machine lacked the program, and the step was done another way (turns "
-                f"{shown}): {ep.what[:120]}")
+                f"{shown}): {quote(ep.what, 120)}")
     if ep.cause == "test_rewritten":
         return f"a check failed and the test, not the code, was changed to pass (turns {shown})"
     if ep.cause == "same_error":
         # A refusal or an error: the call was made again and ended the same way.
         return (f"{first.tool_name} ended with the same error again (turns {shown}): "
-                f"{ep.what[:120]}")
+                f"{quote(ep.what, 120)}")
     if len(ep.attempts) > 1:
         return (f"{len(ep.attempts)} {first.tool_name} calls failed and were each tried again "
-                f"(turns {shown}): {ep.what[:120]}")
+                f"(turns {shown}): {quote(ep.what, 120)}")
     return (f"{first.tool_name} failed and was tried again {_plural(len(ep.turns) - 1, 'time')} "
-            f"(turns {shown}): {ep.what[:120]}")
+            f"(turns {shown}): {quote(ep.what, 120)}")
 
 
 # The retry detector's own defaults, for the criteria that count the turns spent in retries.

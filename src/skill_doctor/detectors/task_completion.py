@@ -12,7 +12,7 @@ from ..facts import Check, Facts, changes_system, changing_segments, classify_ch
     probes_running, relative_path, shows_pane, word_count
 from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request, offers_more_work
 from ..model import Role, ToolKind
-from ..text import CaselessPattern, harness_cut, sentences
+from ..text import CaselessPattern, harness_cut, quote, sentences
 from ..tools import _SHELL_LISTERS, _SHELL_READERS, _SHELL_SEARCHERS, looked_at
 from ._base import Evidence, Measurement, detector
 from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, final_python_texts, parse_python, \
@@ -207,7 +207,7 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         level = 2
         evidence.append(Evidence(turn, f"the agent's own plan still had {len(items)} open "
                                        f"{'item' if len(items) == 1 else 'items'} when it "
-                                       f"stopped: \u201c{items[0][:100]}\u201d"))
+                                       f"stopped: \u201c{quote(items[0], 100)}\u201d"))
         causes.append("plan_open")
     late_interrupts = [t for t in facts.interruptions if answer is None or t > answer.index]
     if late_interrupts and level >= 2:
@@ -316,7 +316,7 @@ def _ended_mid_work(facts: Facts) -> tuple[int, str] | None:
         closing = _last_sentence(last.content)
         if _ANNOUNCES.match(closing):
             return last.index, ("the session ended on an announced next step that never ran: "
-                                f"\u201c{_plain(closing)[:120]}\u201d")
+                                f"\u201c{quote(_plain(closing), 120)}\u201d")
     if last.role is not Role.TOOL:
         return None
     if last.tool_name in ("submit",) or SUBMITS.match(last.command or ""):
@@ -409,11 +409,11 @@ def _judge(facts: Facts, request: Request, params: Mapping[str, Any], session: _
             if _MISSES_TARGET.search(sentence):
                 level = 1
                 evidence.append(Evidence(turn, f"the final answer says the result misses the "
-                                               f"target: \u201c{sentence[:160]}\u201d"))
+                                               f"target: \u201c{quote(sentence, 160)}\u201d"))
             else:
                 level = 2
                 evidence.append(Evidence(turn, f"the final answer says part of it was not done: "
-                                               f"\u201c{sentence[:160]}\u201d"))
+                                               f"\u201c{quote(sentence, 160)}\u201d"))
             causes.append("conceded")
     if level == 1 and set(causes) <= {"unfinished", "not_run"} \
             and request is not facts.main_requests[-1]:
@@ -583,7 +583,7 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
     last = session.last_check
     if last is not None and last.turn > last_edit:
         return 2, [Evidence(last.turn, "the check after the last edit shows no pass or "
-                                       f"failure: {last.command[:120]}")], ["no_check"]
+                                       f"failure: {quote(last.command, 120)}")], ["no_check"]
     return 2, [Evidence(last_edit, "no check ran after the last edit, so the transcript cannot "
                                    "show the change works")], ["no_check"]
 
@@ -722,7 +722,7 @@ def _named_file_left_failing(facts: Facts, request: Request, changes: list, sess
             continue
         last_use = facts.turn(used[-1][0])
         return Evidence(last_use.index, f"the last run that used {name} after its last edit "
-                                         f"failed: {(last_use.command or '')[:100]}")
+                                         f"failed: {quote(last_use.command or '', 100)}")
     return None
 
 
@@ -748,7 +748,7 @@ def _requested_check_not_run(facts: Facts, request: Request, changes: list, sess
             name = files[0]
             runs = session.file_runs.after(name, last_edit[name])
             if not any(used == program for _, used in runs):
-                return Evidence(last_edit[name], f"the request's own check, `{segment[:80]}`, "
+                return Evidence(last_edit[name], f"the request's own check, `{quote(segment, 80)}`, "
                                                  f"never ran on the final {name}")
     return None
 
@@ -908,7 +908,7 @@ def _is_prose(path: str) -> bool:
 
 
 def _failed_check(facts: Facts, last: Check) -> tuple[int, list[Evidence], list[str]]:
-    evidence = [Evidence(last.turn, f"the last check still fails: {last.command[:120]}")]
+    evidence = [Evidence(last.turn, f"the last check still fails: {quote(last.command, 120)}")]
     causes = ["check_failed"]
     answer = facts.final_answer
     if answer is not None and answer.index > last.turn and _CLAIMS_SUCCESS.search(answer.content) \
