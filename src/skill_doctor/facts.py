@@ -172,7 +172,7 @@ _SYSTEM_BIN = re.compile(r"(?:/usr(?:/local)?)?/s?bin/?$", re.I)
 _FAILED_OUTPUT = re.compile(
     r"(\b[1-9]\d* (failed|failures?|errors?)\b|^FAILED\b|^FAIL\b|\bFAILURES?!?$|^error(\[\w+\])?:"
     r"|^\S+\(\d+,\d+\): error|error TS\d+|\bBUILD FAILED\b|npm ERR!|^ERROR[: ]|test result: FAILED"
-    r"|Tests?:\s+[1-9]\d* failed|^\s*✖ [1-9]\d* problems?|Found [1-9]\d* errors?|\bno tests ran\b"
+    r"|Tests?:\s+[1-9]\d* failed|^[^\S\n]*✖ [1-9]\d* problems?|Found [1-9]\d* errors?|\bno tests ran\b"
     r"|\bcollected 0 items\b|command not found|^panic:|Segmentation fault|\bexit (code|status) [1-9]"
     # The shell could not even enter the folder: the check never ran.
     r"|^(?:ba|z)?sh: (?:line \d+: )?cd: [^\n]*: No such file or directory)",
@@ -201,7 +201,7 @@ _PASSED_PARTS: tuple[tuple[str, str], ...] = (
     ("found 0 errors", r"found 0 errors"), ("success: no issues", r"success: no issues"),
     ("compiled successfully", r"\bcompiled successfully"), ("built in", r"\bbuilt in\b"),
     ("no errors", r"\bno errors\b"), ("0 error", r"0 errors?\b"),
-    ("✓", r"^\s*✓"))  # may start lines before its text: searched from the start
+    ("✓", r"^[^\S\n]*✓"))  # may start lines before its text: searched from the start
 _PASSED_OUTPUT = re.compile("(" + "|".join(rx for _, rx in _PASSED_PARTS) + ")", re.MULTILINE | re.I)
 _PASSED_FOLDED = tuple((text, re.compile(rx, re.MULTILINE)) for text, rx in _PASSED_PARTS)
 # Words one of which every failure summary above contains: a substring test rules most
@@ -1114,10 +1114,10 @@ def _has_new_text(turn: Turn) -> bool:
 _SEARCH_PROGRAM = re.compile(r"(?:^|[;&|(]|\s)(?:rg|grep|egrep|fgrep|ag|ack|git\s+grep)\s")
 _ERROR_TEXT = re.compile(r"error|no such file|not found|permission denied|unrecognized|invalid"
                          r"|usage:|cannot|traceback|denied|failed", re.I)
-_EXIT_LINE = re.compile(r"^\s*(?:Exit code:?\s*\d+|Exit Code:\s*\d+)\s*$", re.I | re.M)
+_EXIT_LINE = re.compile(r"^[^\S\n]*(?:Exit code:?[^\S\n]*\d+|Exit Code:[^\S\n]*\d+)[^\S\n]*$", re.I | re.M)
 # Edits some harnesses log as successful although the output says the patch did not apply.
 _EDIT_FAILED_OUTPUT = re.compile(
-    r"^\s*(?:error:|execution error:|failed in sandbox\b|Failed to find expected lines"
+    r"^[^\S\n]*(?:error:|execution error:|failed in sandbox\b|Failed to find expected lines"
     r"|String to replace not found|invalid hunk|patch (?:failed|does not apply))"
     r"|^Your proposed edit has introduced new syntax error", re.I | re.M)
 

@@ -52,7 +52,7 @@ class Request:
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _TAGGED = re.compile(r"<([a-zA-Z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.S)
-_QUOTED = re.compile(r"^\s*>.*$", re.M)
+_QUOTED = re.compile(r"^[^\S\n]*>.*$", re.M)
 # Lines pasted from a terminal or a log: tracebacks, prompts, stack frames, indented code.
 _PASTED_LINE = re.compile(r"^(?:\s{4,}\S|\t|\s*(?:Traceback|File \"|at \S+\(|\$ |[A-Z]\w+Error:|"
                           r"\d{4}-\d\d-\d\d[ T]\d\d:|E\s{2,}|error\[|warning:)).*$", re.M)
@@ -375,7 +375,7 @@ def _operations(text: str) -> tuple[str, ...]:
     found = [m.group(1).lower().replace(" ", "")
              for m in _OPERATION_REQUEST.finditer(_without_negated(text))]
     found += [m.group(1).lower() for m in re.finditer(
-        r"^\s*(?:\$\s*)?git\s+(?:-\S+\s+)*(commit|push|pull|merge|rebase|clone|tag|checkout)\b",
+        r"^[^\S\n]*(?:\$[^\S\n]*)?git\s+(?:-\S+\s+)*(commit|push|pull|merge|rebase|clone|tag|checkout)\b",
         text, re.M)]
     return tuple(dict.fromkeys(found))
 

@@ -165,12 +165,20 @@ def split_heredocs(script: str) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     i = 0
     while i < len(lines):
-        line = lines[i]
+        parts = [lines[i]]
         i += 1
-        # a quoted argument may span lines (sed scripts, commit messages): keep it whole
-        while i < len(lines) and not _HEREDOC.search(line) and not _balanced(line):
-            line = f"{line}\n{lines[i]}"
+        # A quoted argument may span lines (sed scripts, commit messages), and a line may end
+        # in a backslash: keep the command whole. The quoting state is carried from part to
+        # part, so each line is scanned once however many are joined.
+        heredoc = _HEREDOC.search(parts[0]) is not None
+        state = _quote_state(parts[0])
+        while i < len(lines) and not heredoc and state != _UNQUOTED:
+            part = lines[i]
+            state = _quote_state("\n" + part, state)
+            heredoc = _HEREDOC.search(part) is not None
+            parts.append(part)
             i += 1
+        line = "\n".join(parts)
         bodies: list[str] = []
         for match in _HEREDOC.finditer(line):
             delimiter, strip_tabs = match.group(3), match.group(1) == "-"
@@ -187,7 +195,45 @@ def split_heredocs(script: str) -> list[tuple[str, list[str]]]:
 
 
 def _balanced(text: str) -> bool:
-    return _scan(text) is not None
+    return _quote_state(text) == _UNQUOTED
+
+
+# Where a shell text's quoting stands after a piece of it: outside any quote, inside single or
+# double quotes, or just after a backslash (outside quotes, or inside double quotes).
+_UNQUOTED, _SINGLE, _DOUBLE, _ESCAPED, _ESCAPED_IN_DOUBLE = range(5)
+_NEXT_OUTSIDE = re.compile(r"['\"\\]")
+_NEXT_IN_DOUBLE = re.compile(r'["\\]')
+
+
+def _quote_state(text: str, state: int = _UNQUOTED) -> int:
+    """The quoting state after `text`, starting from `state` (POSIX quoting, as `_scan`
+    reads it: a single-quoted string has no escapes, a backslash escapes any character). A
+    text is balanced when it ends _UNQUOTED. Linear: each step jumps to the next character
+    that can change the state."""
+    pos, end = 0, len(text)
+    while pos < end:
+        if state == _ESCAPED:
+            state, pos = _UNQUOTED, pos + 1
+        elif state == _ESCAPED_IN_DOUBLE:
+            state, pos = _DOUBLE, pos + 1
+        elif state == _SINGLE:
+            close = text.find("'", pos)
+            if close == -1:
+                return _SINGLE
+            state, pos = _UNQUOTED, close + 1
+        elif state == _DOUBLE:
+            hit = _NEXT_IN_DOUBLE.search(text, pos)
+            if hit is None:
+                return _DOUBLE
+            state = _UNQUOTED if hit.group() == '"' else _ESCAPED_IN_DOUBLE
+            pos = hit.end()
+        else:
+            hit = _NEXT_OUTSIDE.search(text, pos)
+            if hit is None:
+                return _UNQUOTED
+            state = {"'": _SINGLE, '"': _DOUBLE}.get(hit.group(), _ESCAPED)
+            pos = hit.end()
+    return state
 
 
 def _tokens(line: str) -> list[str]:

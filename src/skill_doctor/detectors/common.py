@@ -53,8 +53,11 @@ _SCRATCH = re.compile(r"^(/private)?/tmp/|^/var/folders/|(^|/)AppData/Local/Temp
 _NAME_TOKEN = re.compile(r"[\w.\-]+")
 
 
+# Line starts take spaces and tabs only: `^\s*` would run across a run of blank lines from
+# every line start in it (quadratic in the run's length).
 _IMPORT_SPEC = re.compile(
-    r"^\s*(?:from\s+(\.*[\w.]*)\s+import\s+\(?([\w\s,*]+)|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))"
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w\s,*]+)"
+    r"|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))"
     r"|(?:\bfrom\s+|\bimport\s*\(?\s*|\brequire\s*\(\s*)['\"]([^'\"\n]+)['\"]"
     r"|#\s*include\s*[<\"]([^>\"\n]+)[>\"]|\bmod\s+(\w+)\s*;|\buse\s+((?:crate|super|self)(?:::\w+)+)",
     re.MULTILINE)

@@ -27,7 +27,9 @@ _SKIP = re.compile(r"(@pytest\.mark\.skip|@unittest\.skip|\bpytest\.skip\(|\b(it
                    r"\.skip\(|\bx(it|describe)\(|\bt\.Skip\(|#\[ignore\])")
 
 
-_COMMENT_LINE = re.compile(r"^\s*(#|//)", re.M)
+# Patterns run over whole texts with re.M start lines with `[^\S\n]*`, not `\s*`, which would
+# run across a run of blank lines from every line start in it (quadratic in the run's length).
+_COMMENT_LINE = re.compile(r"^[^\S\n]*(#|//)", re.M)
 
 
 # Literal words one of which each leftover pattern needs: a substring test rules most edits
@@ -62,10 +64,10 @@ _COMMENTED_CODE = re.compile(
 # styles remain unchanged ... */", "// ... existing code ..."): the file is what was written,
 # so the code it stands for is gone.
 _ELIDED = re.compile(
-    r"^\s*(?://|#|/\*|<!--|\{/\*|--)\s*(?:\.{3}|\u2026)?\s*(?:the )?(?:rest of|remaining|other|existing"
+    r"^[^\S\n]*(?://|#|/\*|<!--|\{/\*|--)[^\S\n]*(?:\.{3}|\u2026)?[^\S\n]*(?:the )?(?:rest of|remaining|other|existing"
     r"|previous)\b[^\n]{0,60}?(?:unchanged|the same|as before|as is|as-is|here|remains?|stays?"
     r"|omitted|\.{3}|\u2026)"
-    r"|^\s*(?://|#|/\*|<!--|\{/\*)\s*(?:\.{3}|\u2026)\s*(?:existing|rest|other|previous|remaining)\b",
+    r"|^[^\S\n]*(?://|#|/\*|<!--|\{/\*)[^\S\n]*(?:\.{3}|\u2026)[^\S\n]*(?:existing|rest|other|previous|remaining)\b",
     re.I | re.M)
 # Stylesheets and markup lose their rules to such a comment as code does.
 _ELIDABLE = re.compile(r"\.(?:css|scss|sass|less|html?)$")
