@@ -66,3 +66,46 @@ def test_readme_explains_installing_the_skill():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert ".claude/skills" in readme and ".agents/skills" in readme
     assert "skill/skill-doctor" in readme
+
+
+def test_install_refuses_a_skills_folder_linked_out_of_the_project(tmp_path, capsys,
+                                                                   monkeypatch):
+    import os
+
+    from skill_doctor.cli import main
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    (outside / "skills").mkdir(parents=True)
+    os.symlink(outside, project / ".claude")
+    monkeypatch.chdir(project)
+    assert main(["skill", "install"]) == 2
+    err = capsys.readouterr().err
+    assert "leads through a link to" in err and "refusing to write the skill there" in err
+    assert list((outside / "skills").iterdir()) == []
+
+
+def test_install_refuses_to_read_a_skill_file_that_is_a_fifo_or_a_link(tmp_path, capsys,
+                                                                      monkeypatch):
+    import os
+    import threading
+
+    from skill_doctor.cli import main
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / ".claude" / "skills" / "skill-doctor"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "SKILL.md")
+    codes: list = []
+    worker = threading.Thread(target=lambda: codes.append(main(["skill", "install"])),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert codes == [2], "the install hung on a FIFO"
+    assert "is a FIFO (named pipe); refusing to read or replace it" in capsys.readouterr().err
+    (folder / "SKILL.md").unlink()
+    os.symlink("/dev/zero", folder / "SKILL.md")
+    assert main(["skill", "install"]) == 2
+    assert "is a link, not followed" in capsys.readouterr().err

@@ -544,7 +544,8 @@ def cmd_skill(args: argparse.Namespace) -> int:
                          "[--agent claude|codex] [--force]")
     cwd = Path.cwd()
     dest = skill_install.skills_dir(args.agent, args.user, cwd, os.environ, Path.home())
-    done = skill_install.install(resources.skill_path(), dest, force=args.force)
+    done = skill_install.install(resources.skill_path(), dest, force=args.force,
+                                 base=None if args.user else cwd)
     shown = _shown_place(done.target, cwd)
     if done.written:
         say(f"Installed the skill-doctor skill for {args.agent} in {shown}"

@@ -28,6 +28,7 @@ from .errors import OutputError, UsageError
 
 AGENTS = ("claude", "codex")
 SKILL_NAME = "skill-doctor"
+MAX_SKILL_BYTES = 1024 * 1024  # a SKILL.md is a few KB
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,21 +55,47 @@ def _files(source: Path) -> list[Path]:
                   if p.is_file() and "__pycache__" not in p.parts)
 
 
-def install(source: Path, dest_dir: Path, *, force: bool = False) -> Installed:
+def install(source: Path, dest_dir: Path, *, force: bool = False,
+            base: Path | None = None) -> Installed:
     """Copy the skill folder `source` to `dest_dir/skill-doctor/`.
 
+    With `base` (the project folder), the target must lie inside it once every link is
+    resolved: a `.claude/skills` that links out of the project is refused, not written
+    through while the project's path is printed. A file already there is read only when it is
+    a regular file (not a link, FIFO or device) of a skill's size.
     Refuses (UsageError) when a file there differs from the one shipped, unless `force`.
     Each file is written to a temporary name beside it and renamed into place, so a failure
     never leaves half a SKILL.md.
     """
+    from .safe_io import Refused, read_regular, within
+
     target = dest_dir / SKILL_NAME
+    if base is not None and not within(target, base):
+        real = os.path.realpath(target)
+        raise UsageError(f"{target} leads through a link to {real}, outside {base}; refusing to "
+                         f"write the skill there")
     files = _files(source)
     if not files:
         raise OutputError(f"the bundled skill is missing from the installation ({source})")
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} exists and is not a folder; refusing to replace it")
-    different = [rel for rel in files if (target / rel).exists()
-                 and (target / rel).read_bytes() != (source / rel).read_bytes()]
+
+    def present(rel: Path) -> bytes | None:
+        """The bytes already at target/rel, None when nothing is there."""
+        dest = target / rel
+        if not os.path.lexists(dest):
+            return None
+        try:
+            return read_regular(dest, MAX_SKILL_BYTES)
+        except Refused as exc:
+            raise UsageError(f"{dest} exists and is {exc.strerror}; refusing to read or "
+                             f"replace it") from None
+        except OSError as exc:
+            raise OutputError(f"cannot read {dest}: {exc.strerror or exc}") from None
+
+    there = {rel: present(rel) for rel in files}
+    different = [rel for rel in files if there[rel] is not None
+                 and there[rel] != (source / rel).read_bytes()]
     if different and not force:
         raise UsageError(f"{target / different[0]} exists and differs from the skill this "
                          f"skill-doctor ships; use --force to replace it")
@@ -77,7 +104,7 @@ def install(source: Path, dest_dir: Path, *, force: bool = False) -> Installed:
         for rel in files:
             dest = target / rel
             data = (source / rel).read_bytes()
-            if dest.exists() and dest.read_bytes() == data:
+            if there[rel] == data:
                 unchanged.append(rel.as_posix())
                 continue
             dest.parent.mkdir(parents=True, exist_ok=True)

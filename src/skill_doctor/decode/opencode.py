@@ -78,10 +78,18 @@ def storage_root(session_file: Path) -> Path:
     return session_file.parent.parent.parent
 
 
+# A message or part file is a few KB; a larger one is no OpenCode record.
+MAX_RECORD_BYTES = 32 * 1024 * 1024
+
+
 def _read(path: Path) -> Any:
+    """A storage file's JSON, or None. Only a regular file is read, reached without following
+    a link and up to MAX_RECORD_BYTES: a link to /dev/zero, a FIFO or a huge file in the store
+    is skipped, not read until memory runs out or forever."""
+    from ..safe_io import read_regular
+
     try:
-        with open(path, "rb") as handle:  # read-only
-            return loads(handle.read())
+        return loads(read_regular(path, MAX_RECORD_BYTES))
     except (OSError, ValueError, RecursionError, TypeError):
         return None
 

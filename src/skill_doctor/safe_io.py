@@ -1,0 +1,71 @@
+"""safe_io: reading a file skill-doctor did not choose, without being stalled or flooded.
+
+A session's store is hostile input: a file in it may be a link to /dev/zero (memory grows by
+gigabytes a minute), a FIFO (an open that never returns), or a link out of the store. Files
+found inside a store (OpenCode's message and part files) and files skill-doctor replaces
+(an installed SKILL.md) are read through here: a regular file reached without following a
+link, opened so that a FIFO cannot block, and read up to a size bound.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+
+class Refused(OSError):
+    """The file is not read: a link, not a regular file, or larger than the bound."""
+
+
+def _kind(mode: int) -> str:
+    return ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+            "a character device" if stat.S_ISCHR(mode) else
+            "a block device" if stat.S_ISBLK(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else
+            "a folder" if stat.S_ISDIR(mode) else "not a regular file")
+
+
+def read_regular(path: Path | str, limit: int) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them.
+
+    Raises Refused when the last component is a link (not followed), when it is not a regular
+    file (a FIFO is opened without blocking and then refused), or when it holds more than
+    `limit` bytes; OSError when it cannot be opened."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+        | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Refused(errno.ELOOP, "a link, not followed", str(path)) from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(errno.EINVAL, _kind(info.st_mode), str(path))
+        if info.st_size > limit:
+            raise Refused(errno.EFBIG, f"larger than {limit} bytes", str(path))
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:  # it grew while being read
+            raise Refused(errno.EFBIG, f"larger than {limit} bytes", str(path))
+        return data
+    finally:
+        os.close(fd)
+
+
+def within(path: Path, root: Path) -> bool:
+    """Whether `path`, every link in it resolved, lies inside `root` (resolved too)."""
+    try:
+        real, base = os.path.realpath(path), os.path.realpath(root)
+    except (OSError, ValueError):
+        return False
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
