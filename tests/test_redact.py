@@ -89,9 +89,19 @@ POSITIVE = [
     ("authorization-header", "-H 'X-Token: Bearer abcdef0123456789abcdef0123'"),
     ("private-key", "+MIIEowIBAAKCAQEA1234567890abcdef\n+MIIEowIBAAKCAQEA1234567890abcdee\n"
                     "+-----END RSA PRIVATE KEY-----"),  # the end of a key whose start was cut
+    ("secret-assignment", 'password := "hunter22pw"'),  # Go
+    ("secret-assignment", "'db_password' => 'hunter22pw'"),  # PHP, Ruby
+    ("secret-assignment", "SECRET_KEY = b'hunter22pw'"),  # a Python bytes literal
+    ("secret-element", "<server><password>hunter22pw</password></server>"),
+    ("secret-default", 'os.environ.get("DB_PASSWORD", "hunter22pw")'),
+    ("secret-default", "ENV.fetch('API_TOKEN', 'hunter22pw')"),
+    ("pgpass-password", "db.internal:5432:reporting:admin:hunter22pw"),
 ]
 
 NEGATIVE = [
+    "src/x.c:10:5:warning:unused",  # file:line:col: output, no .pgpass line
+    "<token>$TOKEN</token>",  # a reference, not a value
+    "max_tokens => 4096",
     "token count 5",
     "the password policy requires twelve characters",
     "max_tokens=4096",
@@ -281,3 +291,19 @@ def test_no_part_of_a_secret_survives_a_cut(tmp_path, capsys, monkeypatch):
     assert "Zq8vLm" not in text and password[8:20] not in text
     assert "A1b2C3d4" not in text and token[10:24] not in text
     assert json.loads(outputs[2])["status"] == "ok"
+
+
+@pytest.mark.parametrize("text, leaked", [
+    ("DB_PASSWORD=\x1b[32mhunter2SuperSecret99\x1b[0m", "hunter2"),  # colour codes between
+    ("\x1b[1mpassword\x1b[0m: hunter2SuperSecret99", "hunter2"),
+    ("token ghp_A1b2C3d4E5\u200bf6G7h8I9j0K1l2M3n4O5p6Q7r8", "f6G7h8"),  # zero-width inside
+    ("ghp_A1b2C3d4E5\u00adf6G7h8I9j0K1l2M3n4O5p6Q7r8", "f6G7h8"),  # a soft hyphen inside
+    ("export GITHUB_TOKEN=ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8ab\nijklmnop1234\necho ok",
+     "ijklmnop1234"),  # the rest of a token a terminal wrapped onto the next line
+])
+def test_hidden_or_wrapped_secrets_are_redacted_everywhere(text, leaked):
+    from skill_doctor.redact import redact_pieces
+
+    assert leaked not in redact(text, home="")
+    assert not any(leaked in piece for piece in redact_pieces(text.split("\n"), home=""))
+    assert "echo ok" in redact(text, home="") or "echo ok" not in text

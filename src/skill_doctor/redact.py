@@ -47,7 +47,8 @@ _VALUE = (rf"(?P<s>(?!{_LITERAL}(?![^\s'\"&;,\\]))(?!\$)(?!\[redacted)"
           r"[^\s'\"&;,()\[\]{}<>`\\]{4,})(?![(\w])")
 # A quoted value may hold spaces ("correct horse battery"); the quote may itself be escaped
 # (`\"`, as in JSON shown inside JSON).
-_QUOTED = r"(?P<q>\\?[\"'])(?P<s>(?!\$)(?!\[redacted)[^\"'\n\\]{1,256}?)(?P=q)"
+_QUOTED = (r"(?:[bBrRuU]{1,2}(?=[\"']))?(?P<q>\\?[\"'])(?P<s>(?!\$)(?!\[redacted)[^\"'\n\\]{1,256}?)"
+           r"(?P=q)")
 
 # Key names: ends in one of these words, so `GITHUB_TOKEN`, `client_secret`, `db_password`,
 # `DJANGO_SECRET_KEY` match while `tokens`, `tokenizer`, `password_policy` and `sort_key` do not.
@@ -60,7 +61,7 @@ _KEY = ("(?:password|passwd|pwd|passphrase|secret|token|credentials?|(?<=_)auth|
 # The words a key name ends in, for the fast scan that finds assignment candidates.
 _KEY_WORDS = r"password|passwd|pwd|passphrase|secret|token|credential|key|auth"
 # The key, its optional (possibly escaped) closing quote, and `=` or `:`.
-_ASSIGN = rf"(?i)(?:{_KEY})(?:\\?[\"'])?(?:\s*[:=]\s*|%3[AD])"
+_ASSIGN = rf"(?i)(?:{_KEY})(?:\\?[\"'])?(?:\s*(?::=|=>|[:=])\s*|%3[AD])"
 
 # A command-line value: quoted (spaces allowed) or a bare word.
 _ARG = r"""(?P<s>"[^"\n]{1,256}"|'[^'\n]{1,256}'|(?!\$)(?!\[redacted)[^\s"';|&`\\]{3,})"""
@@ -183,6 +184,17 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
                           r"[^;\n\"'\\]{1,256})(?=;)", "password|pwd"),
     ("secret-assignment", _ASSIGN + _QUOTED, _KEY_WORDS),
     ("secret-assignment", _ASSIGN + r"(?:\\?[\"'])?" + _VALUE, _KEY_WORDS),
+    # `<password>PW</password>` and the like in XML configuration (Maven settings, Tomcat).
+    ("secret-element", r"(?i)<(?P<tag>[\w.:-]{0,40}?(?:password|passwd|secret|token|apikey|api-key"
+                       r"|api_key|credentials?)[\w.:-]{0,40})>(?P<s>(?!\[redacted)(?![$%{])[^<\s]{4,256})"
+                       r"</(?P=tag)>", None),
+    # The default given for a secret's variable: os.environ.get("DB_PASSWORD", "PW").
+    ("secret-default", rf"(?i)(?:environ\.get|getenv|env\.get|env\.fetch|ENV\.fetch)\(\s*"
+                       rf"(?:\\?[\"'])[\w.-]{{0,80}}?{_KEY}(?:\\?[\"'])\s*,\s*" + _QUOTED, None),
+    # A .pgpass line: host:port:database:user:password (a database named by digits alone is
+    # more likely a column of `file:line:col:` output).
+    ("pgpass-password", r"(?m)^[^\s:#]{1,253}:(?:\d{1,5}|\*):(?!\d+:)[^\s:]{1,256}:[^\s:]{1,256}:"
+                        r"(?P<s>(?!\[redacted)[^\s]{1,256})$", None),
     ("secret-flag", r"(?i)--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret"
                     r"|access-token|auth-token)[ =]" + _ARG, "--"),
 )
@@ -379,25 +391,64 @@ def _redact(text: str, home: str | None, spans: list[list[int]] | None = None) -
     return text
 
 
+# What can stand between a key and its value, or inside a token, without being seen: colour
+# codes and other terminal escape sequences, zero-width characters, the soft hyphen.
+_HIDERS = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)|\x1b[@-_]"
+                     r"|[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
+# A token carried on to the next line (a terminal wrapped it): letters and digits alone on
+# the line after a redacted token.
+_TOKEN_REST = r"(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{6,}"
+_WRAPPED_REST = re.compile(r"(\[redacted: [a-z-]+\])(\r?\n)" + _TOKEN_REST + r"(?=[ \t]*(?:\r?\n|$))")
+_ENDS_REDACTED = re.compile(r"\[redacted: [a-z-]+\]\r?$")
+_WHOLE_TOKEN_REST = re.compile(_TOKEN_REST + r"[ \t]*")
+
+
 def redact(text: str, home: str | None = None) -> str:
     """The text with every secret replaced by a typed marker and the home folder by `~`.
 
-    `home` defaults to the current user's home folder ("" folds nothing).
+    `home` defaults to the current user's home folder ("" folds nothing). A secret whose key
+    and value are parted by colour codes, or with a zero-width character or a soft hyphen
+    inside it, is found too: when the text holds such characters and the text without them
+    shows more secrets, that text, redacted, is the result (the hidden characters are lost
+    with it, where a secret was at stake). The rest of a token a terminal wrapped onto the
+    next line goes with it.
     """
     if not text:
         return text
-    return _redact(text, home if home is not None else home_dir())
+    home = home if home is not None else home_dir()
+    out = _redact(text, home)
+    if _HIDERS.search(text):
+        plain = _redact(_HIDERS.sub("", text), home)
+        if plain.count("[redacted: ") > out.count("[redacted: "):
+            out = plain
+    if "[redacted: " in out and "\n" in out:
+        out = _WRAPPED_REST.sub(r"\1\2[redacted: wrapped-token]", out)
+    return out
 
 
 def redact_pieces(pieces: list[str], home: str | None = None) -> list[str]:
     """`pieces` redacted as the one text they make when joined by line ends, then cut apart
-    again: a secret laid out over several pieces (a key in a diff) is replaced whole."""
+    again: a secret laid out over several pieces (a key in a diff) is replaced whole. As in
+    `redact`, colour codes and invisible characters cannot hide a secret."""
+    home = home if home is not None else home_dir()
+    out = _redact_joined(pieces, home)
+    if any(_HIDERS.search(piece) for piece in pieces):
+        plain = _redact_joined([_HIDERS.sub("", piece) for piece in pieces], home)
+        if sum(p.count("[redacted: ") for p in plain) > sum(p.count("[redacted: ") for p in out):
+            out = plain
+    for i in range(1, len(out)):  # the rest of a token a terminal wrapped onto this piece
+        if _ENDS_REDACTED.search(out[i - 1]) and _WHOLE_TOKEN_REST.fullmatch(out[i]):
+            out[i] = "[redacted: wrapped-token]"
+    return out
+
+
+def _redact_joined(pieces: list[str], home: str | None) -> list[str]:
     spans: list[list[int]] = []
     pos = 0
     for piece in pieces:
         spans.append([pos, pos + len(piece)])
         pos += len(piece) + 1
-    text = _redact("\n".join(pieces), home if home is not None else home_dir(), spans)
+    text = _redact("\n".join(pieces), home, spans)
     return [text[start:max(start, end)] for start, end in spans]
 
 
