@@ -102,6 +102,13 @@ def headers(n: int) -> str:
                     {"assistant": f"set-cookie: {colons}"}])
 
 
+def header_names(n: int) -> str:
+    """Header names repeated with no value after them (each one a place a pattern starts)."""
+    return _claude([{"user": "cookie:" * n}, {"assistant": "authorization:" * n},
+                    {"tool": "Bash", "input": {"command": "set-cookie:" * n},
+                     "output": "authorization:" * n}])
+
+
 def anchors(n: int) -> str:
     return _claude([{"user": "<a " * n}, {"assistant": "I read the links."},
                     {"user": "<a href=" * n}, {"assistant": "Done."}])
@@ -128,6 +135,7 @@ SHAPES = {"blank lines in a Write": (blank_write, ".jsonl"),
           "an open quote over lines": (open_quote, ".jsonl"),
           "python -c full of open(": (python_open, ".jsonl"),
           "headers then : or digits": (headers, ".jsonl"),
+          "header names repeated": (header_names, ".jsonl"),
           "user messages of '<a '": (anchors, ".jsonl"),
           "a long typed command (cast)": (typed_command, ".cast")}
 

@@ -23,7 +23,9 @@ PREFIXES = ["sk-ant-", "sk-", "ghp_", "glpat-", "xoxb-", "AKIA", "AIza", "ya29."
             "whsec_", "hf_", "eyJ", "eyJabcdefghij.", "-----BEGIN RSA PRIVATE KEY-----",
             "-----END RSA PRIVATE KEY-----", "Authorization: Basic ", "x-api-key: ", "http://a",
             "https://u:", "password=", "password=\"", "secret_key: '", "--token ", "machine a\\n",
-            "curl ", "mysql -p", "sshpass ", "Cookie: a=", "AccountKey=", "sig=", '"auth": "']
+            "curl ", "mysql -p", "sshpass ", "Cookie: a=", "AccountKey=", "sig=", '"auth": "',
+            "cookie:", "set-cookie:", "authorization:", "<password>", 'os.environ.get("',
+            "a:1:b:c:", "password := "]
 
 
 def per_mb(text: str) -> float:

@@ -138,7 +138,9 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
      r"(?i)(?#start)(?:proxy-)?authorization(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"
      r"(?:(?:bearer|basic|token|digest|negotiate|ntlm|apikey|sso-key)\s+"
      r"(?P<s>(?!\[redacted)[^\s\"'`\\]{8,})"
-     r"|(?P<t>(?!\[redacted)(?![a-z]+\s)(?=[^\s\"'`\\]*\d)[^\s\"'`\\]{8,}))",
+     # Lookaheads bounded: unbounded, a run of "authorization:" with no digit made every
+     # trigger scan to the end of the run (quadratic).
+     r"|(?P<t>(?!\[redacted)(?![a-z]{1,64}\s)(?=[^\s\"'`\\]{0,256}\d)[^\s\"'`\\]{8,}))",
      "proxy-authorization|authorization"),
     ("authorization-header", r"(?i)(?#start)bearer\s+(?P<s>(?!\[redacted)[A-Za-z0-9\-._~+/]{20,}=*)",
      "bearer"),
@@ -149,7 +151,9 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
      "x-api-key|x-auth-token|api-key|x-access-token|private-token|x-goog-api-key"
      "|anthropic-api-key|openai-api-key"),
     ("cookie", r"(?i)(?#start)(?:set-)?cookie(?:\\?[\"'])?\s*:\s*(?:\\?[\"'])?"
-               r"(?P<s>(?!\[redacted)[^\s\"'`\\;=]+=[^\n\"'`\\]+)", "set-cookie|cookie"),
+               # The cookie's name is bounded: unbounded, a run of "cookie:" without "=" made
+               # every trigger scan to the line's end (quadratic).
+               r"(?P<s>(?!\[redacted)[^\s\"'`\\;=]{1,256}=[^\n\"'`\\]+)", "set-cookie|cookie"),
     # Credentials in a URL: `user:pw@`, `:pw@` (redis), passwords holding `/`. A port
     # (`host:8080/path@v1`) is not a password.
     ("url-credentials",
