@@ -632,3 +632,28 @@ def test_sessions_started_before_the_year_1000_are_graded_and_dated(tmp_path, ca
     assert "0001-01-01" in index and "<svg" in index  # the chart spans the two millennia
     code, out, err = run(["check", *names, "--html", "gate"], tmp_path, capsys)
     assert code == 0 and (tmp_path / "gate" / "index.html").is_file(), err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["rubric", "validate", "fifo"], "fifo: cannot read rubric: a FIFO (named pipe)"),
+    (["report", "s.jsonl", "--rubric", "/dev/zero", "-o", "r"],
+     "/dev/zero: cannot read rubric: a character device"),
+    (["check", "s.jsonl", "--baseline", "fifo"], "--baseline fifo: cannot read: a FIFO"),
+    (["calibrate", "readings", "--sessions", "."], "readings/a/x.json: cannot read: a FIFO"),
+])
+def test_a_named_file_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path, capsys, args,
+                                                                    message):
+    """A rubric, baseline or reading named by the user is read only when it is a regular
+    file: a FIFO would block the run forever, /dev/zero would fill memory."""
+    shutil.copy(ROOT / "examples" / "clean-fix.jsonl", tmp_path / "s.jsonl")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "readings" / "a").mkdir(parents=True)
+    os.mkfifo(tmp_path / "readings" / "a" / "x.json")
+    result: list = []
+    worker = threading.Thread(target=lambda: result.append(run(args, tmp_path, capsys)),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert result, f"{args} hung"
+    code, out, err = result[0]
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err

@@ -194,10 +194,10 @@ def parse_reading(text: str, source: str, reader: str, name: str) -> Reading:
 
 
 def _read_text(path: Path, shown: str) -> str:
+    from .safe_io import read_named_text
+
     try:
-        if not path.is_file():
-            raise CalibrationError("not a regular file", path=shown)
-        return path.read_text(encoding="utf-8")
+        return read_named_text(path, 16 * 1024 * 1024)  # a reading is a few KB
     except (OSError, UnicodeDecodeError) as exc:
         raise CalibrationError(f"cannot read: {getattr(exc, 'strerror', None) or exc}",
                                path=shown) from None

@@ -384,8 +384,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("--tolerance needs --baseline")
     baseline = None
     if args.baseline:
+        from .safe_io import read_named_text
+
         try:
-            text = (cwd / args.baseline).read_text(encoding="utf-8")
+            # A summary.jsonl of a large batch: bounded all the same (a FIFO or /dev/zero
+            # given as the baseline must not hang or fill memory).
+            text = read_named_text(cwd / args.baseline, 1024 * 1024 * 1024)
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"--baseline {args.baseline}: cannot read: "
                              f"{getattr(exc, 'strerror', None) or exc}") from None
@@ -577,11 +581,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     root = cwd / args.sessions if args.sessions else (given.parent if labelled
                                                       else given.resolve().parent)
 
+    from .safe_io import read_named_text
+
     def read(path: Path) -> str:
         try:
-            if not path.is_file():
+            if not path.exists():
                 raise UsageError(f"{args.path if path == given else path}: no such file")
-            return path.read_text(encoding="utf-8")
+            return read_named_text(path, 256 * 1024 * 1024)
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") \
                 from None

@@ -156,6 +156,7 @@ def _parse(text: str, source: str) -> tuple[Any, dict[tuple, int]]:
     return data, lines
 
 
+MAX_RUBRIC_BYTES = 4 * 1024 * 1024  # a rubric is a few KB
 # A rubric is small: far fewer values than this, even with every alias expanded. Nested
 # aliases ("a billion laughs") expand exponentially; they are refused before anything is built.
 MAX_VALUES = 100_000
@@ -222,8 +223,10 @@ def load(path: str | Path | None = None) -> Rubric:
     source = str(default_path)
     if path is not None:
         user_path = Path(path)
+        from .safe_io import read_named_text
+
         try:
-            text = user_path.read_text(encoding="utf-8")
+            text = read_named_text(user_path, MAX_RUBRIC_BYTES)
         except (OSError, UnicodeDecodeError) as exc:
             raise RubricError(f"cannot read rubric: {getattr(exc, 'strerror', None) or exc}",
                               path=str(user_path)) from None

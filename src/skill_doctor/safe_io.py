@@ -27,14 +27,15 @@ def _kind(mode: int) -> str:
             "a folder" if stat.S_ISDIR(mode) else "not a regular file")
 
 
-def read_regular(path: Path | str, limit: int) -> bytes:
+def read_regular(path: Path | str, limit: int, *, follow: bool = False) -> bytes:
     """The bytes of the regular file at `path`, at most `limit` of them.
 
-    Raises Refused when the last component is a link (not followed), when it is not a regular
-    file (a FIFO is opened without blocking and then refused), or when it holds more than
-    `limit` bytes; OSError when it cannot be opened."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
-        | getattr(os, "O_CLOEXEC", 0)
+    Raises Refused when the last component is a link (not followed, unless `follow`: a file
+    the user named on the command line may be one), when it is not a regular file (a FIFO is
+    opened without blocking and then refused), or when it holds more than `limit` bytes;
+    OSError when it cannot be opened."""
+    flags = os.O_RDONLY | (0 if follow else getattr(os, "O_NOFOLLOW", 0)) \
+        | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
@@ -60,6 +61,13 @@ def read_regular(path: Path | str, limit: int) -> bytes:
         return data
     finally:
         os.close(fd)
+
+
+def read_named_text(path: Path | str, limit: int) -> str:
+    """The UTF-8 text of a file the user named (a rubric, a baseline, readings): a link is
+    followed, but a FIFO, a device or a file over `limit` bytes is refused (Refused), never
+    read until memory runs out or forever. UnicodeDecodeError and OSError pass through."""
+    return read_regular(path, limit, follow=True).decode("utf-8")
 
 
 def within(path: Path, root: Path) -> bool:
