@@ -588,8 +588,6 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
                                    "show the change works")], ["no_check"]
 
 
-# A file a request names: a path or a name with an extension (`results/report.json`, out.csv).
-_NAMED_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/-])")
 # Programs that run a script or a project's own entry point: how a deliverable is made by a
 # program rather than written by hand (`python analyze.py --out report.json`, `npm run build`).
 _RUNS_PROGRAM = re.compile(
@@ -602,8 +600,9 @@ _RUNNER = re.compile(r"^(?:uv|poetry|pipenv|pdm|hatch)\s+run\s+")
 
 
 def _requested_files(request: Request) -> set[str]:
-    """The names of the files a request names (`results/report.json` gives report.json)."""
-    return {m.rsplit("/", 1)[-1] for m in _NAMED_FILE.findall(request.text or "")}
+    """The names of the files a request asks to be made (`results/report.json` gives
+    report.json)."""
+    return {name for _, name in _asked_outputs(request.text)}
 
 
 def _requested_output_shown(request: Request, later: list) -> bool:
@@ -623,8 +622,8 @@ def _requested_output_shown(request: Request, later: list) -> bool:
 
 def _writes_requested_output(turn, request: Request) -> bool:
     """Whether a successful shell call ran a program that wrote a file the request asks for:
-    the request names the file, and the call names it as an argument of the program (not as
-    the program itself) or its output names it (`python analyze.py` printing "Wrote
+    the request asks for the file (`_asked_outputs`), and the call names it as an argument of
+    the program (not as the program itself) or its output names it (`python analyze.py` printing "Wrote
     results/report.json"). Such a deliverable is a change made by a command, not a change
     left undone because no file was edited."""
     segments = [s for s in command_segments(turn.command) if _RUNS_PROGRAM.match(s)]
