@@ -572,7 +572,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     rubric = rubric_mod.load(args.rubric)
     generated_at, _ = generation_time()
     cwd = Path.cwd()
-    given = cwd / args.path
+    given = Path(args.path)  # relative to the working folder, and shown as the user gave it
     if args.half and not args.split:
         raise UsageError("--half needs --split")
     labelled = given.suffix.lower() == ".tsv" or given.is_file()
