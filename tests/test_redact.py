@@ -300,6 +300,9 @@ def test_no_part_of_a_secret_survives_a_cut(tmp_path, capsys, monkeypatch):
     ("ghp_A1b2C3d4E5\u00adf6G7h8I9j0K1l2M3n4O5p6Q7r8", "f6G7h8"),  # a soft hyphen inside
     ("export GITHUB_TOKEN=ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8ab\nijklmnop1234\necho ok",
      "ijklmnop1234"),  # the rest of a token a terminal wrapped onto the next line
+    ("api%5Fkey=hunter2SuperSecret99", "hunter2"),  # separators percent-encoded in the key
+    ("aws%5Fsecret%5Faccess%5Fkey=hunter2SuperSecret99", "hunter2"),
+    ("secret%2Ekey=hunter2SuperSecret99", "hunter2"),
 ])
 def test_hidden_or_wrapped_secrets_are_redacted_everywhere(text, leaked):
     from skill_doctor.redact import redact_pieces

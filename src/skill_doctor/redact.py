@@ -56,7 +56,8 @@ _KEY_PREFIXES = ("api", "access", "auth", "private", "secret", "encryption", "de
                  "signing", "session", "client", "app", "account", "storage", "service", "hmac",
                  "jwt", "aes", "crypto", "license", "webhook", "enc", "consumer", "bot")
 _KEY = ("(?:password|passwd|pwd|passphrase|secret|token|credentials?|(?<=_)auth|(?:"
-        + "|".join(f"(?<={w}{sep})" for w in _KEY_PREFIXES for sep in ("", "_", "-"))
+        # `.` too: Java properties and YAML paths (`secret.key=`, `api.key:`).
+        + "|".join(f"(?<={w}{sep})" for w in _KEY_PREFIXES for sep in ("", "_", "-", "."))
         + ")key)")
 # The words a key name ends in, for the fast scan that finds assignment candidates.
 _KEY_WORDS = r"password|passwd|pwd|passphrase|secret|token|credential|key|auth"
@@ -399,6 +400,24 @@ def _redact(text: str, home: str | None, spans: list[list[int]] | None = None) -
 # codes and other terminal escape sequences, zero-width characters, the soft hyphen.
 _HIDERS = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)|\x1b[@-_]"
                      r"|[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
+# Separators percent-encoded inside a key's name (`api%5Fkey`, `secret%2Ekey`).
+_PCT_SEPARATOR = re.compile(r"%(?:5[Ff]|2[Ee]|2[Dd])")
+_PCT_DECODED = {"5f": "_", "2e": ".", "2d": "-"}
+
+
+def _unhidden(text: str) -> str:
+    """The text without what can hide a secret from the patterns: terminal escapes, invisible
+    characters, and separators percent-encoded in key names."""
+    text = _HIDERS.sub("", text)
+    return _PCT_SEPARATOR.sub(lambda m: _PCT_DECODED[m.group()[1:].lower()], text) \
+        if "%" in text else text
+
+
+def _may_hide(text: str) -> bool:
+    return _HIDERS.search(text) is not None or ("%" in text
+                                                 and _PCT_SEPARATOR.search(text) is not None)
+
+
 # A token carried on to the next line (a terminal wrapped it): letters and digits alone on
 # the line after a redacted token.
 _TOKEN_REST = r"(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{6,}"
@@ -411,18 +430,18 @@ def redact(text: str, home: str | None = None) -> str:
     """The text with every secret replaced by a typed marker and the home folder by `~`.
 
     `home` defaults to the current user's home folder ("" folds nothing). A secret whose key
-    and value are parted by colour codes, or with a zero-width character or a soft hyphen
-    inside it, is found too: when the text holds such characters and the text without them
-    shows more secrets, that text, redacted, is the result (the hidden characters are lost
-    with it, where a secret was at stake). The rest of a token a terminal wrapped onto the
+    and value are parted by colour codes, with a zero-width character or a soft hyphen inside
+    it, or whose key name has its separators percent-encoded (`api%5Fkey=`), is found too:
+    when the text without those shows more secrets, that text, redacted, is the result (the
+    hidden characters and encodings are lost with it, where a secret was at stake). The rest of a token a terminal wrapped onto the
     next line goes with it.
     """
     if not text:
         return text
     home = home if home is not None else home_dir()
     out = _redact(text, home)
-    if _HIDERS.search(text):
-        plain = _redact(_HIDERS.sub("", text), home)
+    if _may_hide(text):
+        plain = _redact(_unhidden(text), home)
         if plain.count("[redacted: ") > out.count("[redacted: "):
             out = plain
     if "[redacted: " in out and "\n" in out:
@@ -436,8 +455,8 @@ def redact_pieces(pieces: list[str], home: str | None = None) -> list[str]:
     `redact`, colour codes and invisible characters cannot hide a secret."""
     home = home if home is not None else home_dir()
     out = _redact_joined(pieces, home)
-    if any(_HIDERS.search(piece) for piece in pieces):
-        plain = _redact_joined([_HIDERS.sub("", piece) for piece in pieces], home)
+    if any(_may_hide(piece) for piece in pieces):
+        plain = _redact_joined([_unhidden(piece) for piece in pieces], home)
         if sum(p.count("[redacted: ") for p in plain) > sum(p.count("[redacted: ") for p in out):
             out = plain
     for i in range(1, len(out)):  # the rest of a token a terminal wrapped onto this piece
