@@ -351,21 +351,31 @@ class _Session:
     @cached_property
     def unwritten_outputs(self) -> dict[int, str]:
         """{request turn: the first file it asks to be written that nothing after it wrote,
-        ran, listed or showed}. One scan of the tool turns for every file any request asks
-        for (most ask for none)."""
+        ran, listed or showed}. The tool turns are read from the end back, once, and only
+        until every file asked for has been seen (or the first request asking for one is
+        reached); most requests ask for none, and then nothing is read."""
         asked = {r.turn: _asked_outputs(r.text) for r in self._facts.main_requests
                  if r.kind != QUESTION}
-        names = sorted({name for paths in asked.values() for _, name in paths})
-        if not names:
+        asked = {turn: paths for turn, paths in asked.items() if paths}
+        if not asked:
             return {}
-        mention = re.compile("|".join(r"(?<![\w.-])" + re.escape(n) + r"(?![\w-])"
-                                      for n in names))
+        first = min(asked)
+        left = {name for paths in asked.values() for _, name in paths}
         last_seen: dict[str, int] = {}
-        for turn in self._facts.tool_turns:
-            texts = [turn.command or "", turn.tool_output or "", " ".join(turn.paths)]
-            texts += [e.path or "" for e in turn.edits]
-            for found in mention.finditer("\n".join(texts)):
-                last_seen[found.group(0)] = turn.index
+        for turn in reversed(self._facts.tool_turns):
+            if turn.index <= first or not left:
+                break
+            # The call's own fields first; its output (which may be long, or read back from
+            # the spill file) only for the names still unseen, by a plain substring test.
+            fields = "\n".join([turn.command or "", " ".join(turn.paths),
+                                *(e.path or "" for e in turn.edits)])
+            for text in (fields, turn.tool_output or ""):
+                for name in [n for n in left if n in text]:
+                    if _mentions(text, name):
+                        last_seen[name] = turn.index
+                        left.discard(name)
+                if not left:
+                    break
         unwritten = {}
         for turn, paths in asked.items():
             missing = next((path for path, name in paths if last_seen.get(name, 0) <= turn), None)
@@ -467,6 +477,11 @@ _ASKED_OUTPUT = re.compile(
     r"|exported|create|creates|generate|generates|produce|produces|dump|put)\b[^.\n]{0,80}?"
     r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w-]*(?:\.[\w-]+)*\.(?:"
     + _OUTPUT_EXTENSIONS + r"))(?![\w/-])", re.I)
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether `text` names the file `name` as a whole name (not inside a longer one)."""
+    return re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", text) is not None
 
 
 def _asked_outputs(text: str) -> list[tuple[str, str]]:
