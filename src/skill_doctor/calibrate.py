@@ -96,7 +96,7 @@ def _key_lines(text: str) -> dict[tuple, int]:
     the YAML parser cannot follow it (the message then names the key without a line)."""
     import yaml
 
-    from .rubric import yaml_loader
+    from .resources import yaml_loader
 
     lines: dict[tuple, int] = {}
     try:

@@ -7,42 +7,12 @@ envelopes or SEARCH/REPLACE blocks.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from typing import Any, Iterable
 
 from .model import FileEdit
-
-
-def make_diff(path: str, before: str, after: str, *, created: bool = False,
-              deleted: bool = False, context: int = 3) -> str:
-    """A unified diff of two texts, with git-style headers unidiff understands."""
-    old_name = "/dev/null" if created else f"a/{path}"
-    new_name = "/dev/null" if deleted else f"b/{path}"
-    if not before:
-        return _added_text_diff(old_name, new_name, after.splitlines(keepends=True))
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True),
-        old_name, new_name, n=context,
-    )
-    out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
-
-
-def _added_text_diff(old_name: str, new_name: str, lines: list[str]) -> str:
-    """What difflib.unified_diff gives for text written into an empty one (one hunk adding
-    every line), built directly: the sequence matcher costs more than the rest of reading a
-    session's new files."""
-    if not lines:
-        return ""
-    span = "1" if len(lines) == 1 else f"1,{len(lines)}"
-    out = [f"--- {old_name}\n+++ {new_name}\n@@ -0,0 +{span} @@\n"]
-    for line in lines:
-        out.append("+" + line if line.endswith("\n") else "+" + line + "\n\\ No newline at end of file\n")
-    return "".join(out)
+from .text import make_diff  # noqa: F401  (a text function the model needs too: it lives below both)
 
 
 def diff_from_hunks(path: str, hunks: Iterable[Any]) -> str:

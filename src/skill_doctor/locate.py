@@ -6,7 +6,7 @@ Only what it is pointed at is opened, read-only. Subagent files (`agent-*.jsonl`
 
 Folder walks never follow a symbolic link, to a folder or to a file: a repository could ship
 `sessions/b.jsonl -> /proc/self/environ` or a link to a key outside it. A link named on the
-command line is followed (the decoder notes that it was). Whatever is opened, `refusal()` keeps
+command line is followed (the decoder notes that it was). Whatever is opened, `safe_io.refusal()` keeps
 out what is no transcript file: FIFOs, devices and sockets (they block or never end) and the
 kernel's pseudo-files under /proc, /sys and /dev (a process's environment, memory maps).
 """
@@ -14,13 +14,12 @@ kernel's pseudo-files under /proc, /sys and /dev (a process's environment, memor
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
+
 # Pseudo-file systems: what is read there is the kernel's state, never a saved session.
-PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
 
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".md", ".txt", ".log", ".traj", ".cast")
 MAX_SCAN = 20000  # files looked at in one folder walk; a huge tree is cut, not hung on
@@ -42,26 +41,6 @@ def is_subagent_file(path: Path) -> bool:
 def _walked_dir(name: str) -> bool:
     """Folders worth looking in for sessions: not subagent parts, reports, deps or git."""
     return name not in ("subagents", "node_modules", ".git") and not name.startswith(".skill-doctor")
-
-
-def refusal(path: Path, info: os.stat_result) -> str | None:
-    """Why `path` (whose stat, links followed, is `info`) is not read as a transcript, or None."""
-    mode = info.st_mode
-    if not stat.S_ISREG(mode):
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
-                "a character device" if stat.S_ISCHR(mode) else
-                "a block device" if stat.S_ISBLK(mode) else
-                "a socket" if stat.S_ISSOCK(mode) else
-                "a folder" if stat.S_ISDIR(mode) else "of an unknown kind")
-        return f"not a regular file ({kind})"
-    try:
-        real = os.path.realpath(path)
-    except (OSError, ValueError):
-        return None
-    for root in PSEUDO_ROOTS:
-        if real == root or real.startswith(root + "/"):
-            return f"not a regular file (a file of the kernel's {root}, not a saved session)"
-    return None
 
 
 def iter_transcripts(folder: Path, max_depth: int | None = None,

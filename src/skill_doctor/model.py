@@ -120,7 +120,7 @@ class FileEdit(_Spillable):
         patch = self.patch
         if patch is not None:
             return patch
-        from .diffs import make_diff  # diffs builds FileEdits, so it imports this module
+        from .text import make_diff
         return make_diff(self.path, "", self.new or "", created=self.created)
 
     def spilled(self, spill: Any, min_chars: int) -> "FileEdit":

@@ -20,6 +20,14 @@ def _find(name: str) -> Path:
     raise FileNotFoundError(f"{name} is missing from the installation")
 
 
+def yaml_loader():
+    """PyYAML's C safe loader when it has it (its wheels do), else the pure-Python one: the
+    loader of the shipped rubric and price table and of a user's rubric."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def rubric_path() -> Path:
     return _find("rubric.yaml")
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import resources
+from .resources import yaml_loader
 from .errors import RubricError
 
 SCALES = ("efficiency", "code_quality")
@@ -110,11 +111,6 @@ def _num(value: float) -> str:
 # -- loading ------------------------------------------------------------------------------
 
 
-def yaml_loader():
-    """PyYAML's C safe loader when it has it (its wheels do), else the pure-Python one."""
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _parse(text: str, source: str) -> tuple[Any, dict[tuple, int]]:

@@ -15,6 +15,25 @@ import stat
 from pathlib import Path
 
 
+# Kernel file systems: their files are no saved sessions, whatever their names.
+PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
+
+
+def refusal(path: Path, info: os.stat_result) -> str | None:
+    """Why `path` (whose stat, links followed, is `info`) is not read as a transcript, or None."""
+    mode = info.st_mode
+    if not stat.S_ISREG(mode):
+        return f"not a regular file ({_kind(mode)})"
+    try:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+    for root in PSEUDO_ROOTS:
+        if real == root or real.startswith(root + "/"):
+            return f"not a regular file (a file of the kernel's {root}, not a saved session)"
+    return None
+
+
 class Refused(OSError):
     """The file is not read: a link, not a regular file, or larger than the bound."""
 
@@ -24,7 +43,7 @@ def _kind(mode: int) -> str:
             "a character device" if stat.S_ISCHR(mode) else
             "a block device" if stat.S_ISBLK(mode) else
             "a socket" if stat.S_ISSOCK(mode) else
-            "a folder" if stat.S_ISDIR(mode) else "not a regular file")
+            "a folder" if stat.S_ISDIR(mode) else "of an unknown kind")
 
 
 def read_regular(path: Path | str, limit: int, *, follow: bool = False) -> bytes:

@@ -178,7 +178,7 @@ def default_table() -> PriceTable:
 
     from .errors import RubricError
 
-    from .rubric import yaml_loader  # the C loader: the pure-Python one costs ~10 ms here
+    from .resources import yaml_loader  # the C loader: the pure-Python one costs ~10 ms here
 
     data = yaml.load(_PRICES_FILE.read_text(encoding="utf-8"), Loader=yaml_loader())
 

@@ -70,7 +70,7 @@ def decode_file(path: str | os.PathLike[str], harness: str | None = None) -> Tra
         info = path.stat()
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
         return _problem(path, f"cannot read {path.name}: {_reason(exc)}")
-    from ..locate import refusal
+    from ..safe_io import refusal
 
     # FIFOs and devices would block or never end, /proc files are the kernel's state: refused
     # before opening.
