@@ -34,9 +34,9 @@ A split file (`--split`) is tab-separated with a header holding `session` and `h
 
 from __future__ import annotations
 
+import bisect
 import csv
 import json
-import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,26 +97,16 @@ def _key_lines(text: str) -> dict[tuple, int]:
     import yaml
 
     from .resources import yaml_loader
+    from .rubric import key_lines
 
-    lines: dict[tuple, int] = {}
     try:
         loader = yaml_loader()(text)
         try:
-            node = loader.get_single_node()
+            return key_lines(loader.get_single_node())
         finally:
             loader.dispose()
     except yaml.YAMLError:
-        return lines
-    stack = [(node, ())] if node is not None else []
-    while stack:
-        n, path = stack.pop()
-        lines.setdefault(path, n.start_mark.line + 1)
-        if isinstance(n, yaml.MappingNode):
-            for key_node, value_node in n.value:
-                child = path + (key_node.value,)
-                lines[child] = key_node.start_mark.line + 1
-                stack.append((value_node, child))
-    return lines
+        return {}
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -193,11 +183,15 @@ def parse_reading(text: str, source: str, reader: str, name: str) -> Reading:
     return Reading(reader, name, session.strip(), scores, status, p_pass)
 
 
-def _read_text(path: Path, shown: str) -> str:
+def read_text(path: Path, shown: str) -> str:
+    """A readings, labels or split file's text; a file that is missing, unreadable, not a
+    regular file or over 256 MiB is a CalibrationError (exit 2) naming it as `shown`."""
     from .safe_io import read_named_text
 
+    if not path.exists():
+        raise CalibrationError("no such file", path=shown)
     try:
-        return read_named_text(path, 16 * 1024 * 1024)  # a reading is a few KB
+        return read_named_text(path, 256 * 1024 * 1024)
     except (OSError, UnicodeDecodeError) as exc:
         raise CalibrationError(f"cannot read: {getattr(exc, 'strerror', None) or exc}",
                                path=shown) from None
@@ -222,7 +216,7 @@ def load_readings(folder: Path) -> dict[str, dict[str, Reading]]:
     for reader, files in groups:
         readings: dict[str, Reading] = {}
         for path in files:
-            reading = parse_reading(_read_text(path, str(path)), str(path), reader, path.stem)
+            reading = parse_reading(read_text(path, str(path)), str(path), reader, path.stem)
             readings[path.stem] = reading
         readers[reader] = readings
     # Readings of one session by several readers must name the same session file.
@@ -305,9 +299,7 @@ def auc(pairs: Iterable[tuple[float, bool]]) -> float | None:
     negatives = sorted(s for s, y in pairs if not y)
     if not positives or not negatives:
         return None
-    # Rank-sum form: linear after sorting, whatever the number of runs.
-    import bisect
-
+    # One binary search per passing run instead of comparing every pair.
     wins = 0.0
     for p in positives:
         below = bisect.bisect_left(negatives, p)
@@ -341,6 +333,13 @@ class _Tally:
         self.n += 1
         self.exact += ok
         self.near += ok
+
+    def merge(self, other: "_Tally") -> None:
+        self.n += other.n
+        self.exact += other.exact
+        self.near += other.near
+        self.bias_sum += other.bias_sum
+        self.bias_n += other.bias_n
 
     def figures(self) -> dict[str, Any]:
         return {"n": self.n,
@@ -387,19 +386,20 @@ def compare_readings(readers: Mapping[str, Mapping[str, Reading]],
     baseline = defaultdict(_Tally)  # item -> full marks against each reader
     confusion: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(
         lambda: defaultdict(int)))
-    sessions = 0
     each: list[dict[str, Any]] = []
     for name in wanted:
         present = [readers[r][name] for r in reader_names if name in readers[r]]
         if not present:
             continue
-        sessions += 1
         grade = grades.get(present[0].session)
-        each.append(_session_row(name, present, grade))
-        per_reader = {}
+        items_of = {reading.reader: _items(reading, grade) for reading in present}
+        each.append(_session_row(name, present, grade, items_of))
+        per_reader = {}  # reader -> item -> the reader's value
+        ours_of = {}  # item -> ours
         for reading in present:
-            items = _items(reading, grade)
+            items = items_of[reading.reader]
             per_reader[reading.reader] = {item: want for item, want, _ in items}
+            ours_of.update((item, have) for item, _, have in items)
             for item, want, have in items:
                 if item == STATUS_ITEM:
                     ours[item][reading.reader].add_match(have)
@@ -418,10 +418,9 @@ def compare_readings(readers: Mapping[str, Mapping[str, Reading]],
             values = [per_reader[r.reader] for r in present]
             for item in sorted(set.intersection(*(set(v) for v in values))):
                 if item != STATUS_ITEM and len({v[item] for v in values}) == 1:
-                    have = next(h for i, _, h in _items(present[0], grade) if i == item)
-                    agreed[item].add(have, values[0][item])
+                    agreed[item].add(ours_of[item], values[0][item])
     items = [c for c in CRITERIA if c in ours] + ([STATUS_ITEM] if STATUS_ITEM in ours else [])
-    result: dict[str, Any] = {"sessions": sessions, "readers": reader_names, "criteria": {}}
+    result: dict[str, Any] = {"sessions": len(each), "readers": reader_names, "criteria": {}}
     total = defaultdict(_Tally)
     total_between, total_agreed, total_base = _Tally(), _Tally(), _Tally()
     for item in items:
@@ -429,16 +428,16 @@ def compare_readings(readers: Mapping[str, Mapping[str, Reading]],
         for reader in reader_names:
             tally = ours[item][reader]
             row["readers"][reader] = tally.figures()
-            _merge(total[reader], tally)
+            total[reader].merge(tally)
         if item in between:
             row["between_readers"] = between[item].figures()
-            _merge(total_between, between[item])
+            total_between.merge(between[item])
         if item in agreed:
             row["where_readers_agree"] = agreed[item].figures()
-            _merge(total_agreed, agreed[item])
+            total_agreed.merge(agreed[item])
         if item in baseline:
             row["full_marks"] = baseline[item].figures()
-            _merge(total_base, baseline[item])
+            total_base.merge(baseline[item])
         if item in confusion:
             row["confusion"] = {want: dict(sorted(cols.items()))
                                 for want, cols in sorted(confusion[item].items())}
@@ -454,8 +453,10 @@ def compare_readings(readers: Mapping[str, Mapping[str, Reading]],
     return result
 
 
-def _session_row(name: str, present: Sequence[Reading], grade: Grade | None) -> dict[str, Any]:
-    """One session: what we gave it and what each reader gave it, and where they differ."""
+def _session_row(name: str, present: Sequence[Reading], grade: Grade | None,
+                 items_of: Mapping[str, list[tuple[str, Any, Any]]]) -> dict[str, Any]:
+    """One session: what we gave it and what each reader gave it, and where they differ
+    (`items_of`: each reader's `_items`)."""
     status = grade.status if grade is not None else "error"
     ours = dict(grade.criteria) if grade is not None and status == "ok" else {}
     row: dict[str, Any] = {"name": name, "session": present[0].session, "status": status,
@@ -464,21 +465,13 @@ def _session_row(name: str, present: Sequence[Reading], grade: Grade | None) -> 
         row["readers"][reading.reader] = {"status": list(reading.status)} if reading.status \
             else dict(reading.scores)
         row["differs"][reading.reader] = sorted(
-            item for item, want, have in _items(reading, grade)
+            item for item, want, have in items_of[reading.reader]
             if (have is not True if item == STATUS_ITEM else have != want))
     return row
 
 
 def _cell(value: Any) -> str:
     return "N/A" if value is None else str(value)
-
-
-def _merge(into: _Tally, tally: _Tally) -> None:
-    into.n += tally.n
-    into.exact += tally.exact
-    into.near += tally.near
-    into.bias_sum += tally.bias_sum
-    into.bias_n += tally.bias_n
 
 
 def _reading_aucs(readers, reader_names, wanted, grades, verdicts, sources) -> dict[str, Any]:
@@ -510,7 +503,7 @@ def _reading_aucs(readers, reader_names, wanted, grades, verdicts, sources) -> d
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None or math.isnan(value) else round(value, 3)
+    return None if value is None else round(value, 3)
 
 
 def compare_labels(labels: Sequence[Label], grades: Mapping[str, Grade]) -> dict[str, Any]:
@@ -654,8 +647,9 @@ def grade_session(path: str, rubric: Any, generated_at: str) -> Grade:
     from .report import grade
 
     try:
+        # Only the points are read: no redaction, no page data.
         report = grade(last_session(decode_file(Path(path))), rubric, generated_at,
-                       overview=False)
+                       redact_secrets=False, overview=False)
     except Exception:  # one session must not stop the measurement; it counts as no score
         return Grade("error")
     criteria: dict[str, int | None] = {}

@@ -581,16 +581,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     root = cwd / args.sessions if args.sessions else (given.parent if labelled
                                                       else given.resolve().parent)
 
-    from .safe_io import read_named_text
-
-    def read(path: Path) -> str:
-        try:
-            if not path.exists():
-                raise UsageError(f"{args.path if path == given else path}: no such file")
-            return read_named_text(path, 256 * 1024 * 1024)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") \
-                from None
+    def read(name: str) -> str:
+        return cal.read_text(Path(name), name)
 
     def located(sessions: list[str]) -> list[str]:
         paths = []
@@ -603,7 +595,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     if labelled:
-        labels = cal.parse_labels(read(given), args.path)
+        labels = cal.parse_labels(read(args.path), args.path)
         files = sorted({label.file for label in labels})
         grades = dict(zip(files, cal.grade_sessions(located(files), rubric, generated_at, jobs)))
         figures = cal.compare_labels(labels, grades)
@@ -615,7 +607,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     readers = cal.load_readings(given)
-    halves = cal.parse_split(read(cwd / args.split), args.split) if args.split else None
+    halves = cal.parse_split(read(args.split), args.split) if args.split else None
     by_name = {name: reading for r in readers.values() for name, reading in r.items()}
     if halves is not None:
         unsplit = sorted(r.session for r in by_name.values() if r.session not in halves)
@@ -625,7 +617,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                              + " in a half")
     verdicts = sources = None
     if args.labels:
-        labels = cal.parse_labels(read(cwd / args.labels), args.labels)
+        labels = cal.parse_labels(read(args.labels), args.labels)
         verdicts = {label.file: label.resolved for label in labels}
         sources = {label.file: label.source for label in labels}
     groups = {"all": sorted(by_name)}

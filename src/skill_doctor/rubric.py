@@ -133,23 +133,28 @@ def _parse(text: str, source: str) -> tuple[Any, dict[tuple, int]]:
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise RubricError(f"not valid YAML: {problem}", path=source, line=line) from None
-    lines: dict[tuple, int] = {}
+    return data, key_lines(node)
 
-    def walk(n: Any, path: tuple) -> None:
-        lines[path] = n.start_mark.line + 1
-        if isinstance(n, yaml.MappingNode):
-            for key_node, value_node in n.value:
+
+def key_lines(root: Any) -> dict[tuple, int]:
+    """The line of every key path of a composed YAML (or JSON) node tree, for positioned
+    error messages: a mapping's entry is where its key is written, a list item where it
+    starts. Iterative: a deep document does not recurse."""
+    import yaml
+
+    lines: dict[tuple, int] = {}
+    stack = [(root, ())] if root is not None else []
+    while stack:
+        node, path = stack.pop()
+        lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
                 child = path + (key_node.value,)
                 lines[child] = key_node.start_mark.line + 1
-                walk(value_node, child)
-                lines[child] = key_node.start_mark.line + 1
-        elif isinstance(n, yaml.SequenceNode):
-            for i, item in enumerate(n.value):
-                walk(item, path + (i,))
-
-    if node is not None:
-        walk(node, ())
-    return data, lines
+                stack.append((value_node, child))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, path + (i,)) for i, item in enumerate(node.value))
+    return lines
 
 
 MAX_RUBRIC_BYTES = 4 * 1024 * 1024  # a rubric is a few KB
