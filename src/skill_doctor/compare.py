@@ -70,7 +70,7 @@ def _criteria(a: Mapping[str, Any], b: Mapping[str, Any],
         for key in list(ca) + [k for k in cb if k not in ca]:
             x, y = ca.get(key) or {}, cb.get(key) or {}
             rows.append({
-                "criterion": key, "name": names.get(key) or key.replace("_", " ").capitalize(),
+                "criterion": key, "name": names.get(key),
                 "id": x.get("id") or y.get("id"), "scale": scale,
                 "max": x.get("max") or y.get("max"),
                 "a": {"score": x.get("score"), "value": x.get("value"), "band": x.get("band")},
@@ -226,7 +226,8 @@ def _num(value: Any) -> str:
 
 
 def _named(item: Mapping[str, Any]) -> str:
-    """A criterion as people read it: "Task completion (SD101)"."""
+    """A criterion as people read it: "Task completion (SD101)" (from its key when the
+    rubric's name is not known: "Task completion")."""
     name = item.get("name") or str(item.get("criterion") or "").replace("_", " ").capitalize()
     return f"{name} ({item['id']})" if item.get("id") else name
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from . import __version__, facts as facts_mod
@@ -59,15 +58,6 @@ class Report:
         return os.path.splitext(os.path.basename(t.source))[0] or "session"
 
 
-def own_rubric(rubric: Rubric) -> str | None:
-    """The name of the user's rubric file, or None when the default rubric is in use."""
-    from . import resources
-
-    if Path(rubric.source) == resources.rubric_path():
-        return None
-    return Path(rubric.source).name
-
-
 def no_history(rubric: Rubric, generated_at: str, detail: str | None = None, *,
                redact_secrets: bool = True) -> Report:
     message = NO_HISTORY + (f": {detail}" if detail else "")
@@ -89,7 +79,7 @@ def grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
     """
     report = _grade(transcript, rubric, generated_at, redact_secrets=redact_secrets,
                     with_overview=overview)
-    report = replace(report, thresholds=dict(rubric.thresholds), rubric=own_rubric(rubric))
+    report = replace(report, thresholds=dict(rubric.thresholds), rubric=rubric.user_file)
     # Tokens are counted for every status: a session too short to grade still cost money.
     report = replace(report, usage=summarize_usage(transcript, price_table(rubric.prices)))
     return scrubbed(report) if redact_secrets else report

@@ -93,6 +93,7 @@ class Rubric:
     criteria: tuple[Criterion, ...]
     thresholds: Mapping[str, float]
     prices: tuple = ()  # tokens.Price entries declared by the rubric, tried before the defaults
+    user_file: str | None = None  # the user's rubric file (its name); None: the default alone
 
     def scale(self, name: str) -> tuple[Criterion, ...]:
         return tuple(c for c in self.criteria if c.scale == name)
@@ -247,7 +248,7 @@ def load(path: str | Path | None = None) -> Rubric:
         lines = {k: v for k, v in user_lines.items()}
         source = str(user_path)
         _validate(data, lines, source)
-    return _build(data, source)
+    return _build(data, source, Path(path).name if path is not None else None)
 
 
 def _check_keys(data: dict, lines: dict[tuple, int], source: str) -> None:
@@ -418,7 +419,7 @@ def _type_ok(value: Any, expected: type) -> bool:
     return isinstance(value, expected)
 
 
-def _build(data: dict, source: str) -> Rubric:
+def _build(data: dict, source: str, user_file: str | None = None) -> Rubric:
     criteria = []
     for key in CRITERIA:  # fixed, documented order: the report lists criteria this way
         crit = data["criteria"][key]
@@ -439,4 +440,5 @@ def _build(data: dict, source: str) -> Rubric:
     if data.get("prices"):
         from .tokens import parse_prices
         prices = parse_prices(data["prices"])
-    return Rubric(source=source, criteria=tuple(criteria), thresholds=thresholds, prices=prices)
+    return Rubric(source=source, criteria=tuple(criteria), thresholds=thresholds, prices=prices,
+                  user_file=user_file)
