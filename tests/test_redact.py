@@ -96,6 +96,7 @@ POSITIVE = [
     ("secret-default", 'os.environ.get("DB_PASSWORD", "hunter22pw")'),
     ("secret-default", "ENV.fetch('API_TOKEN', 'hunter22pw')"),
     ("pgpass-password", "db.internal:5432:reporting:admin:hunter22pw"),
+    ("wrapped-token", "GITHUB_TOKEN=ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8ab\nijklmnop1234\n"),
 ]
 
 NEGATIVE = [

@@ -202,6 +202,11 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
                         r"(?P<s>(?!\[redacted)[^\s]{1,256})$", None),
     ("secret-flag", r"(?i)--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret"
                     r"|access-token|auth-token)[ =]" + _ARG, "--"),
+    # Last: the rest of a token a terminal wrapped onto the next line, alone on that line
+    # (letters and digits, both), after a token just redacted.
+    ("wrapped-token", r"\[redacted: [a-z-]+\]\r?\n(?P<s>(?=[A-Za-z0-9_\-]*\d)"
+                      r"(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{6,})(?=[ \t]*(?:\r?\n|\Z))",
+     r"\[redacted: "),
 )
 
 # A pattern written with `(?#start)` must begin where a token may start (`_starts_token`). The
@@ -418,14 +423,6 @@ def _may_hide(text: str) -> bool:
                                                  and _PCT_SEPARATOR.search(text) is not None)
 
 
-# A token carried on to the next line (a terminal wrapped it): letters and digits alone on
-# the line after a redacted token.
-_TOKEN_REST = r"(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{6,}"
-_WRAPPED_REST = re.compile(r"(\[redacted: [a-z-]+\])(\r?\n)" + _TOKEN_REST + r"(?=[ \t]*(?:\r?\n|$))")
-_ENDS_REDACTED = re.compile(r"\[redacted: [a-z-]+\]\r?$")
-_WHOLE_TOKEN_REST = re.compile(_TOKEN_REST + r"[ \t]*")
-
-
 def redact(text: str, home: str | None = None) -> str:
     """The text with every secret replaced by a typed marker and the home folder by `~`.
 
@@ -433,8 +430,7 @@ def redact(text: str, home: str | None = None) -> str:
     and value are parted by colour codes, with a zero-width character or a soft hyphen inside
     it, or whose key name has its separators percent-encoded (`api%5Fkey=`), is found too:
     when the text without those shows more secrets, that text, redacted, is the result (the
-    hidden characters and encodings are lost with it, where a secret was at stake). The rest of a token a terminal wrapped onto the
-    next line goes with it.
+    hidden characters and encodings are lost with it, where a secret was at stake).
     """
     if not text:
         return text
@@ -444,8 +440,6 @@ def redact(text: str, home: str | None = None) -> str:
         plain = _redact(_unhidden(text), home)
         if plain.count("[redacted: ") > out.count("[redacted: "):
             out = plain
-    if "[redacted: " in out and "\n" in out:
-        out = _WRAPPED_REST.sub(r"\1\2[redacted: wrapped-token]", out)
     return out
 
 
@@ -459,9 +453,6 @@ def redact_pieces(pieces: list[str], home: str | None = None) -> list[str]:
         plain = _redact_joined([_unhidden(piece) for piece in pieces], home)
         if sum(p.count("[redacted: ") for p in plain) > sum(p.count("[redacted: ") for p in out):
             out = plain
-    for i in range(1, len(out)):  # the rest of a token a terminal wrapped onto this piece
-        if _ENDS_REDACTED.search(out[i - 1]) and _WHOLE_TOKEN_REST.fullmatch(out[i]):
-            out[i] = "[redacted: wrapped-token]"
     return out
 
 
