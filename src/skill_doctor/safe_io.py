@@ -1,10 +1,14 @@
-"""safe_io: reading a file skill-doctor did not choose, without being stalled or flooded.
+"""safe_io: reading files without being stalled or flooded, below every stage that reads.
 
 A session's store is hostile input: a file in it may be a link to /dev/zero (memory grows by
-gigabytes a minute), a FIFO (an open that never returns), or a link out of the store. Files
-found inside a store (OpenCode's message and part files) and files skill-doctor replaces
-(an installed SKILL.md) are read through here: a regular file reached without following a
-link, opened so that a FIFO cannot block, and read up to a size bound.
+gigabytes a minute), a FIFO (an open that never returns), or a link out of the store.
+- `refusal`: why a file named as a transcript is not read (not a regular file, a kernel file).
+- `read_regular`: files found inside a store (OpenCode's message and part files) and files
+  skill-doctor replaces (an installed SKILL.md): a regular file reached without following a
+  link, opened so that a FIFO cannot block, read up to a size bound.
+- `read_named_text`: files the user named (a rubric, a baseline, readings): the same, but a
+  link the user named is followed.
+- `within`: whether a path, links resolved, stays inside a folder (where skill install writes).
 """
 
 from __future__ import annotations

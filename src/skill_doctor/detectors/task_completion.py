@@ -156,12 +156,17 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     when its command then succeeded; a routine operation such as "commit and push" asked for
     again after more work is a new request, not a complaint). A request not done (no change,
     the operation never run) that the agent asked the user about, the user then going on to
-    another request instead of answering, is 2: the user chose to leave it. A session the user interrupted at the end, one whose agent left items of
-    its own plan never started, and a headless run that left the server it was asked for in the
-    harness's own background shell (it ends with the run) are capped at 2, and one that broke
-    off mid-work (on a tool call with no answer after it, on a call written out as text, or on
-    a message announcing a next step that never ran) at 1. 0 only when a request got no
-    response at all.
+    another request instead of answering, is 2: the user chose to leave it. A session the user
+    interrupted at the end, one whose agent left items of its own plan never started, and a
+    headless run that left the server it was asked for in the harness's own background shell (it
+    ends with the run) are capped at 2, and one that broke off mid-work (on a tool call with no
+    answer after it, on a call written out as text, or on a message announcing a next step that
+    never ran) at 1. 0 only when a request got no response at all. A request that asks for a
+    file to be made ("write the number to /app/solution.txt") is 1 when nothing after it wrote,
+    ran, listed or showed that file, and so is one whose closing report says the measured
+    result misses the task's own target ("59.7%, slightly below the 62% target"). An operation
+    the agent says it cannot do from the session (a program to install on the user's machine),
+    handed back with the commands to run, is 2.
 
     Why it matters: a session that ends without what was asked, or without evidence that it
     works, leaves the user to finish or verify the work by hand.
