@@ -18,9 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
-
-# Pseudo-file systems: what is read there is the kernel's state, never a saved session.
-
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".md", ".txt", ".log", ".traj", ".cast")
 MAX_SCAN = 20000  # files looked at in one folder walk; a huge tree is cut, not hung on
 MAX_DEPTH = 4

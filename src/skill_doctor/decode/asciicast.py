@@ -381,6 +381,7 @@ def _with_typed_task(b: TranscriptBuilder, rec: _Recording, raw: str) -> Transcr
     if not b.has_work:
         after = _ANSI.sub("", _output_after(rec, raw, outputs_before))
         failure = start_failure(after)
+        ran = ACTIVITY.search(after) is not None  # the harness's own progress lines
         if failure:
             b.not_started = failure
             b.drop_notes("the agent never started", "the capture shows no agent")
@@ -395,9 +396,9 @@ def _with_typed_task(b: TranscriptBuilder, rec: _Recording, raw: str) -> Transcr
                     return True
                 return False
             b.retain(keep)
-        elif not b.not_started and (b.problem is None or ACTIVITY.search(after)):
+        elif not b.not_started and (b.problem is None or ran):
             lines = [line for line in after.split("\n") if line.strip()]
-            if ACTIVITY.search(after):
+            if ran:
                 # The harness logged its own progress (state changes, one line per action)
                 # but not the actions: the agent ran, and this log cannot show what it did.
                 b.not_a_transcript = False
