@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 from sessionkit import claude_jsonl
 
-from skill_doctor import facts
+from skill_doctor import facts, shell
 from skill_doctor.decode import decode_file
 from skill_doctor.model import Role, ToolKind, Transcript, Turn
 
@@ -212,22 +212,22 @@ PRINTED_SUCCESSES = [
 
 @pytest.mark.parametrize("output", PRINTED_FAILURES)
 def test_a_printed_failure_fails_a_shell_call_whose_exit_code_is_not_logged(output):
-    assert facts.printed_failure(output)
+    assert shell.printed_failure(output)
     call = Turn(2, Role.TOOL, tool_name="execute_command", tool_input={"command": "x"},
                 tool_output=output, kind=ToolKind.SHELL, via_shell=True, command="x")
-    assert facts.tool_failed(call)
+    assert shell.tool_failed(call)
     # Where the harness logged the exit code, the exit code decides, unless all the call
     # printed is a missing program: a pipe's last program gave its 0 (`strings f | head`).
     only_missing = output in PRINTED_FAILURES[:2]
-    assert facts.tool_failed(call.replace(exit_code=0)) is only_missing
+    assert shell.tool_failed(call.replace(exit_code=0)) is only_missing
 
 
 @pytest.mark.parametrize("output", PRINTED_SUCCESSES)
 def test_output_that_reports_no_failure_leaves_the_call_passed(output):
-    assert not facts.printed_failure(output)
+    assert not shell.printed_failure(output)
     call = Turn(2, Role.TOOL, tool_name="execute_command", tool_input={"command": "x"},
                 tool_output=output, kind=ToolKind.SHELL, via_shell=True, command="x")
-    assert not facts.tool_failed(call)
+    assert not shell.tool_failed(call)
 
 
 def test_a_command_that_printed_its_failure_and_ran_again_is_a_retry():

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from skill_doctor import facts, ledger
+from skill_doctor import facts
+from skill_doctor.facts import requests as ledger
 from skill_doctor.model import Role, ToolKind, Transcript, Turn
 
 

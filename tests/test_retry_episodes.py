@@ -1,10 +1,11 @@
 """How retry_waste merges overlapping episodes into the one the finding describes."""
 
-from skill_doctor.detectors.retry_waste import _Episode, _merge_episodes
+from skill_doctor.facts.record import Episode
+from skill_doctor.facts.retries import _merge_episodes
 
 
-def loop(first: int, last: int, what: str) -> _Episode:
-    return _Episode(first, last, list(range(first, last + 1, 2)), what, "loop", "loop")
+def loop(first: int, last: int, what: str) -> Episode:
+    return Episode(first, last, list(range(first, last + 1, 2)), what, "loop", "loop")
 
 
 def test_overlapping_loops_name_each_call_once():

@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from skill_doctor import facts, ledger
-from skill_doctor.detectors import retry_waste
+from skill_doctor import shell
+from skill_doctor.facts import requests as ledger
+from skill_doctor.facts import retries
 from skill_doctor.text import CaselessPattern, ascii_folded, sentences
 
 # Words the converted patterns look for, in several cases, with the four non-ASCII letters
@@ -32,7 +33,7 @@ def _texts(count: int, seed: int) -> list[str]:
 
 _CONVERTED = [getattr(ledger, name) for name in (
     "_NEGATED", "_FORBIDS_CHECKS", "_REJECTS", "_CHANGE_WORDS", "_OPERATION_REQUEST")] + [
-    retry_waste._STILL_RUNNING, retry_waste._ASKS_TO_RETRY]
+    retries._STILL_RUNNING, retries._ASKS_TO_RETRY]
 
 
 @pytest.mark.parametrize("pattern", _CONVERTED, ids=lambda p: p.pattern[:30])
@@ -67,15 +68,15 @@ def test_patterns_it_cannot_run_folded_are_refused(source: str) -> None:
 
 
 def test_required_text_rules_out_texts_without_it() -> None:
-    running = retry_waste._STILL_RUNNING
+    running = retries._STILL_RUNNING
     assert running.search("Still RUNNING in the background") is not None
     assert running.search("nothing runs here") is None
 
 
 def test_check_passed_and_failure_sign_as_the_whole_patterns_say() -> None:
     for text in _texts(20000, seed=3):
-        assert facts._says_passed(text) == bool(facts._PASSED_OUTPUT.search(text)), text
-        assert facts._failure_sign(text) == bool(facts._FAILURE_SIGN.search(text)), text
+        assert shell.says_passed(text) == bool(shell._PASSED_OUTPUT.search(text)), text
+        assert shell.failure_sign(text) == bool(shell._FAILURE_SIGN.search(text)), text
 
 
 def test_folded_copy_keeps_offsets_of_non_ascii_text() -> None:

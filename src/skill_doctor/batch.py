@@ -16,13 +16,14 @@ render, to_json) and gets its own `sessions/<id>/` report. Around them the batch
   distribution of each score, pass and fail counts, per-harness figures, most frequent
   findings).
 
-Grading runs over processes with `jobs > 1`, or on a Dask cluster with `dask` (cluster.py);
-results are collected in input order, so the output is byte-identical whatever the number of
-processes or machines, and at most a few sessions per worker are given out ahead of the next
-one to hand on, so memory follows the workers, not the number of sessions. Everything is
-built in a temporary directory beside the target and renamed into place at the end
-(write.staged). A session that cannot be read becomes a parse-error report like any other; one
-that makes the grader fail is listed in the index with the error, and the batch goes on.
+Grading runs over processes with `jobs > 1`, or on the workers of a Dask cluster (`remote`,
+which cluster.py connects; batch never imports it); results are collected in input order, so
+the output is byte-identical whatever the number of processes or machines, and at most a few
+sessions per worker are given out ahead of the next one to hand on, so memory follows the
+workers, not the number of sessions. Everything is built in a temporary directory beside the
+target and renamed into place at the end (write.staged). A session that cannot be read becomes
+a parse-error report like any other; one that makes the grader fail is listed in the index
+with the error, and the batch goes on.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 from urllib.parse import quote
 
 from .errors import SkillDoctorError
@@ -261,18 +262,27 @@ Collect = Callable[[], "tuple[Graded, ...]"]
 Start = Callable[[int, Callable[[], None]], Collect]
 
 
+class Remote(Protocol):
+    """Workers elsewhere that grade sessions (cluster.Cluster): how many sessions they grade
+    at once, and a `Start` that hands them one."""
+
+    workers: int
+
+    def starter(self, paths: Sequence[str], rubric: Rubric, options: Mapping[str, Any]) -> Start: ...
+
+
 def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
               since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
               progress: Callable[[int, int], None] | None = None,
               thresholds: Mapping[str, float] | None = None,
-              out_dir: str | None = None, dask: str | None = None) -> Iterable[Graded]:
-    """Grade `paths` in order, over `jobs` processes or, with `dask` (a scheduler's address),
-    on that Dask cluster; yields results in input order (every session of a file that holds
+              out_dir: str | None = None, remote: Remote | None = None) -> Iterable[Graded]:
+    """Grade `paths` in order, over `jobs` processes or on `remote` workers (a connected
+    Dask cluster, cluster.connect); yields results in input order (every session of a file that holds
     several, in file order). With `out_dir` the workers write the pages there (see
     grade_one)."""
     for graded in _grade_files(paths, rubric, generated_at, since=since,
                                redact_secrets=redact_secrets, jobs=jobs, progress=progress,
-                               thresholds=thresholds, out_dir=out_dir, dask=dask):
+                               thresholds=thresholds, out_dir=out_dir, remote=remote):
         yield from graded
 
 
@@ -280,20 +290,16 @@ def _grade_files(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
                  since: datetime | None, redact_secrets: bool, jobs: int,
                  progress: Callable[[int, int], None] | None,
                  thresholds: Mapping[str, float] | None,
-                 out_dir: str | None, dask: str | None = None) -> Iterable[tuple[Graded, ...]]:
+                 out_dir: str | None, remote: Remote | None = None) -> Iterable[tuple[Graded, ...]]:
     options: dict[str, Any] = dict(generated_at=generated_at, since=since,
                                    redact_secrets=redact_secrets, thresholds=thresholds,
                                    out_dir=out_dir)
     total = len(paths)
     if progress:
         progress(0, total)
-    if dask is not None:
-        from . import cluster
-
-        with cluster.connect(dask) as remote:
-            yield from _in_input_order(paths, remote.workers,
-                                       remote.starter(paths, rubric, options), progress,
-                                       redact_secrets)
+    if remote is not None:
+        yield from _in_input_order(paths, remote.workers, remote.starter(paths, rubric, options),
+                                   progress, redact_secrets)
         return
     work = partial(grade_one, rubric=rubric, **options)
     if jobs <= 1 or total <= 1:
@@ -510,12 +516,12 @@ def _usage_figures(graded: Sequence[Graded]) -> dict[str, Any]:
 def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *,
         since: datetime | None = None, redact_secrets: bool = True, jobs: int = 1,
         force: bool = False, progress: Callable[[int, int], None] | None = None,
-        thresholds: Mapping[str, float] | None = None, dask: str | None = None) -> BatchResult:
+        thresholds: Mapping[str, float] | None = None, remote: Remote | None = None) -> BatchResult:
     """Grade every path and write the batch directory `target`, all or nothing.
 
     `thresholds` decide pass or fail (the rubric's by default; `check --html` passes its
-    `--min-*` options). With `dask`, a scheduler's address, the sessions are graded on that
-    cluster (cluster.py), whose workers write the pages into the staging folder beside
+    `--min-*` options). With `remote` (a connected Dask cluster, cluster.connect), the
+    sessions are graded on its workers, which write the pages into the staging folder beside
     `target`: it and the sessions must be on a path the workers share."""
     from .redact import scrub_data
     from .write import dump_json, staged, write_file, write_report
@@ -535,7 +541,7 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
                   newline="\n") as summary:
             for graded in grade_all(paths, rubric, generated_at, since=since,
                                     redact_secrets=redact_secrets, jobs=jobs, progress=progress,
-                                    thresholds=thresholds, out_dir=str(work), dask=dask):
+                                    thresholds=thresholds, out_dir=str(work), remote=remote):
                 if graded.skipped:
                     skipped += 1
                     continue

@@ -9,6 +9,7 @@ could not be written (nothing is left behind); 4 an internal error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -464,6 +465,15 @@ def _progress_bar(stream):
     return draw
 
 
+def _cluster(address: str | None):
+    """The Dask cluster at `address`, connected for the `with` block; nothing without one."""
+    if address is None:
+        return contextlib.nullcontext()
+    from . import cluster
+
+    return cluster.connect(address)
+
+
 def cmd_batch(args: argparse.Namespace) -> int:
     from . import batch as batch_mod, check as check_mod, rubric as rubric_mod
 
@@ -482,9 +492,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
             say(f"skill-doctor: {note}", err=True)
     else:
         paths = [str(p) for p in batch_mod.default_sessions(os.environ, Path.home())]
-    result = batch_mod.run(paths, target, rubric, generated_at, since=since,
-                           redact_secrets=not args.no_redact, jobs=jobs, force=args.force,
-                           progress=_progress_bar(sys.stderr), dask=args.dask)
+    with _cluster(args.dask) as remote:
+        result = batch_mod.run(paths, target, rubric, generated_at, since=since,
+                               redact_secrets=not args.no_redact, jobs=jobs, force=args.force,
+                               progress=_progress_bar(sys.stderr), remote=remote)
     statuses = result.aggregate["statuses"]
     say(f"Batch report written to {_shown(result.target / 'index.html', cwd)}")
     n = len(result.rows)

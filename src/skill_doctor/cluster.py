@@ -23,10 +23,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from . import __version__
+from .batch import Collect, Start, grade_one
 from .errors import UsageError
 
 if TYPE_CHECKING:
-    from .batch import Collect, Start
     from .rubric import Rubric
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
@@ -46,7 +46,6 @@ class Cluster:
         """A `batch.Start` that submits `grade_one(paths[index], ...)` to the cluster."""
         from concurrent.futures import CancelledError
 
-        from .batch import grade_one
         from .redact import home_dir
 
         client = self.client

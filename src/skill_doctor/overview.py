@@ -23,7 +23,8 @@ from datetime import datetime
 from typing import Callable, Iterable
 
 from .diffs import count_changes, make_diff
-from .facts import Facts, relative_path
+from .facts import Facts
+from .facts.changes import relative_path
 from .findings import Finding
 from .model import Role, ToolKind, Transcript, Turn
 from .redact import redact

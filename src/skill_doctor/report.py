@@ -121,7 +121,7 @@ def _grade(transcript: Transcript, rubric: Rubric, generated_at: str, *,
         return Report("too_short", message, transcript,
                       unscored(rubric, f"N/A: {TOO_SHORT.lower()}"), (), (), generated_at,
                       redacted=redact_secrets)
-    facts = facts_mod.compute(transcript)
+    facts = facts_mod.compute(transcript, rubric.detector_params("retry_episodes"))
     scores = score(facts, rubric)
     findings, suggestions = compile_findings(scores, transcript, redact_secrets=redact_secrets)
     status, message = "ok", None

@@ -98,6 +98,14 @@ class Rubric:
     def scale(self, name: str) -> tuple[Criterion, ...]:
         return tuple(c for c in self.criteria if c.scale == name)
 
+    def detector_params(self, detector: str) -> Mapping[str, Any] | None:
+        """The parameters the rubric gives a detector (those of the first enabled criterion
+        that uses it), or None when no enabled criterion does."""
+        for criterion in self.criteria:
+            if criterion.detector == detector and criterion.enabled:
+                return criterion.params
+        return None
+
     def get(self, key: str) -> Criterion:
         for criterion in self.criteria:
             if criterion.key == key:

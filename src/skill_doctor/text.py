@@ -265,3 +265,16 @@ def _added_text_diff(old_name: str, new_name: str, lines: list[str]) -> str:
     for line in lines:
         out.append("+" + line if line.endswith("\n") else "+" + line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+# Chinese, Japanese and Korean text has no spaces between words: count its characters.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words in a text, for any script: space-separated words, plus one word per two CJK
+    characters (a Chinese or Japanese word averages about two characters)."""
+    cjk = len(_CJK.findall(text))
+    if not cjk:
+        return len(text.split())
+    return len(_CJK.sub(" ", text).split()) + (cjk + 1) // 2

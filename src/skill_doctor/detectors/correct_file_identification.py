@@ -7,9 +7,10 @@ import re
 from typing import Any, Mapping
 
 from ..diffs import edit_lines
-from ..facts import EditRecord, Facts, is_doc_file
+from ..facts import EditRecord, Facts
+from ..facts.changes import TEST_FILE, is_doc_file
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _CODE_SUFFIX, _ORIENTATION_FILES, _SCRATCH, _TEST_FILE, _edited_imports, _import_tokens, _module_names, _name_tokens
+from .common import _CODE_SUFFIX, _ORIENTATION_FILES, _SCRATCH, _edited_imports, _import_tokens, _module_names, _name_tokens
 
 
 _GENERATED = re.compile(
@@ -96,7 +97,7 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
         if _reverted(records):
             flag(last.turn, f"the edits to {path} were undone later: net change nil", "reverted", path)
             continue
-        if _TEST_FILE.search(path):
+        if TEST_FILE.search(path):
             removed = added = 0
             for r in records:
                 plus, minus = edit_lines(r.edit)
@@ -140,7 +141,7 @@ def _module_key(path: str) -> tuple[str, str]:
 def _twin_of(path: str, first: EditRecord, known: Mapping[tuple[str, str], tuple[int, str]]
              ) -> str | None:
     """The file the session already knew that a newly created `path` duplicates, if any."""
-    if not _CODE_SUFFIX.search(path) or _TEST_FILE.search(path):
+    if not _CODE_SUFFIX.search(path) or TEST_FILE.search(path):
         return None
     seen = known.get(_module_key(path))
     if seen is None or seen[0] >= first.turn or seen[1] == path:

@@ -10,10 +10,11 @@ from typing import Any, Mapping
 
 from ..diffs import edit_lines
 from ..facts import Facts
+from ..facts.changes import TEST_FILE
 from ..model import ToolKind
 from ..text import quote
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _CODE_SUFFIX, _SCRATCH, _TEST_FILE
+from .common import _CODE_SUFFIX, _SCRATCH
 
 
 _CAUSES = ("unlearned", "indent", "naming", "quotes", "line_length", "trailing_space",
@@ -47,15 +48,7 @@ def style_drift(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     causes: list[str] = []
     seen: set[tuple[str, str]] = set()
     limit = params["max_line_length"]
-    # New files: created, or written whole with no earlier text known, unless the session had
-    # read the file before writing it (it was there: a rewrite, whatever the harness logged).
-    first_read = {}
-    for turn, path in facts.reads:
-        first_read.setdefault(path, turn)
-    created = {path for path, records in facts.edits_by_path.items()
-               if records[0].edit.created or (
-                   records[0].edit.whole_file and records[0].edit.before is None
-                   and first_read.get(path, records[0].turn) >= records[0].turn)}
+    created = facts.new_files
     for turn, note, kind in _unlearned_conventions(facts, created):
         evidence.append(Evidence(turn, note))
         causes.append(kind)
@@ -100,18 +93,18 @@ def _unlearned_conventions(facts: Facts, created: set[str]) -> list[tuple[int, s
     later_deleted = {path for path, records in facts.edits_by_path.items() if records[-1].edit.deleted}
     found: list[tuple[int, str, str]] = []
     judged: set[str] = set()
-    for path in sorted(created, key=lambda p: facts.edits_by_path[p][0].turn):
+    for path in sorted(created, key=lambda p: (facts.edits_by_path[p][0].turn, p)):
         first = facts.edits_by_path[path][0].turn
         if path in later_deleted or _SCRATCH.search(path) or not _CODE_SUFFIX.search(path):
             continue
-        is_test = bool(_TEST_FILE.search(path))
+        is_test = bool(TEST_FILE.search(path))
         kind = "test" if is_test else posixpath.splitext(path)[1].lower()
         if kind in judged:
             continue
         judged.add(kind)
         earlier = [p for turn, p in facts.reads if turn < first and p not in created]
         if is_test:
-            seen = any(_TEST_FILE.search(p) for p in earlier)
+            seen = any(TEST_FILE.search(p) for p in earlier)
             what = "a new test, without reading any existing test first"
         else:
             seen = any(p.lower().endswith(kind) for p in earlier)
@@ -146,7 +139,7 @@ def _existing_of_kind(facts: Facts, kind: str, before: int, created: set[str]) -
     def of_kind(path: str) -> bool:
         if _NOT_THE_PROJECTS.search(path) or path in created:
             return False
-        return bool(_TEST_FILE.search(path)) if kind == "test" else path.lower().endswith(kind)
+        return bool(TEST_FILE.search(path)) if kind == "test" else path.lower().endswith(kind)
 
     if any(of_kind(p) for p in facts.edits_by_path) or any(of_kind(p) for _, p in facts.reads):
         return True

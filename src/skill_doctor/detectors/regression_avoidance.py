@@ -9,11 +9,12 @@ from typing import Any, Mapping
 
 from ..diffs import edit_lines
 from ..facts import Facts
+from ..facts.changes import PROSE_ONLY, TEST_FILE
 from ..model import ToolKind
 from ..text import CaselessPattern, line_of, quote
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _CODE_SUFFIX, _TEST_FILE, PROJECT_CHECKS, PROSE_ONLY, _edits_with_paths, \
-    final_python_texts, parse_python, runs_one_of
+from .common import _CODE_SUFFIX, PROJECT_CHECKS, \
+    runs_one_of
 
 
 _DEBUG = re.compile(r"\b(breakpoint\(\)|pdb\.set_trace\(\)|import i?pdb|debugger;|binding\.pry"
@@ -186,7 +187,7 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
         skipped = _line_matching(_SKIP, joined, _NEEDS["skip"])
         if skipped is not None:
             signal(r.turn, f"test skipped in {r.path}: {quote(skipped.strip(), 80)}", "test_skipped")
-        if r.edit.deleted and _TEST_FILE.search(r.path):
+        if r.edit.deleted and TEST_FILE.search(r.path):
             signal(r.turn, f"test file deleted: {r.path}", "test_deleted")
     for path in sorted(pending):
         for turn, _, note, cause in pending[path]:
@@ -195,12 +196,11 @@ def regressions_introduced(facts: Facts, params: Mapping[str, Any]) -> Measureme
         command = t.command
         if command and t.index not in facts.failed and "rm " in command:
             for match in _RM.finditer(command):
-                tests = [w for w in match.group(2).split() if _TEST_FILE.search(w.strip("'\""))]
+                tests = [w for w in match.group(2).split() if TEST_FILE.search(w.strip("'\""))]
                 if tests:
                     signal(t.index, f"test file deleted: {quote(tests[0], 100)}", "test_deleted")
                     break
-    for path, (turn, text) in sorted(final_python_texts(facts).items()):
-        tree = parse_python(text)
+    for path, (turn, text, tree) in sorted(facts.final_python.items()):
         if isinstance(tree, SyntaxError):
             line = tree.lineno
             signal(turn, f"{path} no longer compiles" + (f" (line {line})" if line else ""),
@@ -295,7 +295,7 @@ def _verification_signals(facts: Facts, signal) -> None:
     """Whether the final code was shown to work: the last check after the last code edit
     failing is a regression left behind; no real check at all leaves the change unverified;
     a failing check turned green by editing only the tests proves nothing about the code."""
-    code_edits = sorted(turn for turn, path in _edits_with_paths(facts) if not PROSE_ONLY.search(path))
+    code_edits = [turn for turn, path in facts.changes if path is not None and not PROSE_ONLY.search(path)]
     code_edits += [t for t in facts.unlocated_edits]
     if not code_edits:
         return
@@ -319,7 +319,7 @@ def _verification_signals(facts: Facts, signal) -> None:
         else:
             signal(last_code_edit, "no test, build or lint ran after the last code edit, so "
                                    "the change is unverified", "unverified")
-    test_edits = {turn for turn, path in _edits_with_paths(facts) if _TEST_FILE.search(path)}
+    test_edits = {turn for turn, path in facts.changes if path is not None and TEST_FILE.search(path)}
     changes = sorted(set(code_edits) | test_edits)
     # One pass over the checks: a test run that failed and the next test run that passed,
     # with only tests edited between them. A failing type check, build or lint fixed by

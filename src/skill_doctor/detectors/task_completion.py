@@ -7,16 +7,16 @@ import re
 from functools import cached_property
 from typing import Any, Mapping
 
-from ..facts import Check, Facts, changes_system, changing_segments, classify_check, \
-    command_segments, detaches, inline_program, is_doc_file, launches_in_background, \
-    probes_running, relative_path, shows_pane, word_count
-from ..ledger import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request, offers_more_work
+from ..facts import Check, Facts
+from ..facts.changes import is_doc_file, relative_path
+from ..facts.requests import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request, offers_more_work
+from ..shell import changes_system, changing_segments, classify_check, command_segments, detaches, \
+    inline_program, launches_in_background, probes_running, program_name, shows_pane
 from ..model import Role, ToolKind
-from ..text import CaselessPattern, harness_cut, quote, sentences
+from ..text import CaselessPattern, harness_cut, quote, sentences, word_count
 from ..tools import _SHELL_LISTERS, _SHELL_READERS, _SHELL_SEARCHERS, looked_at
 from ._base import Evidence, Measurement, detector
-from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, final_python_texts, parse_python, \
-    program_name, runs_one_of
+from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, runs_one_of
 
 
 _CLAIMS_SUCCESS = re.compile(
@@ -29,7 +29,7 @@ _ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (
 # The harness cut a tool output the agent then relied on.
 # An answer that hands the question back ("would you like me to ...?", "do you have X?").
 _ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
-# Besides more work offered (ledger.offers_more_work), the floor handed back hands nothing
+# Besides more work offered (facts.requests.offers_more_work), the floor handed back hands nothing
 # back: "What do you need?", "What would you like me to do?", "Let me know ...".
 _FLOOR_HANDED_BACK = re.compile(r"^\W*(what (?:else )?(?:do you need|would you like|can i (?:help|do)"
                                 r"|should i do)|let me know|if you(?:'d| would)? like|happy to"
@@ -341,7 +341,7 @@ class _Session:
         self.last_decided = next((c for c in reversed(facts.checks) if c.passed is not None), None)
         self.last_check = facts.checks[-1] if facts.checks else None
         self.check_turns = frozenset(facts.check_turns)
-        self.final_python = final_python_texts(facts)
+        self.final_python = facts.final_python
         # The session's one request, and nothing changed in it: nothing useful was delivered.
         self.delivered_nothing = len(facts.main_requests) <= 1 and not facts.changes
         self._facts = facts
@@ -552,7 +552,7 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
     final = session.final_python
     for turn, path in changes:
         if path in final and turn <= final[path][0]:
-            tree = parse_python(final[path][1])
+            tree = final[path][2]
             if isinstance(tree, SyntaxError):
                 where = f" (line {tree.lineno})" if tree.lineno else ""
                 return 1, [Evidence(final[path][0], f"{path} does not compile at the end{where}")], \

@@ -7,11 +7,13 @@ import re
 from typing import Any, Mapping
 
 from ..diffs import edit_lines
-from ..facts import Facts, classify_check, command_segments
+from ..facts import Facts
+from ..facts.changes import PROSE_ONLY
+from ..facts.retries import masked_output
 from ..model import ToolKind
+from ..shell import classify_check, command_segments
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import PROSE_ONLY, SUBMITS
-from .retry_waste import DETECTORS_RETRY_PARAMS, find_episodes, masked_output
+from .common import SUBMITS
 
 _CAUSES = ("plan_updates", "retries", "reasks", "repeated_reads", "repeated_lookups",
            "repeated_runs", "lookup_streak", "failed_calls", "idle_stretch", "same_spot", "nudges",
@@ -88,7 +90,7 @@ def turns_per_work(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     user_indexes = [t.index for t in facts.user_turns]
     user_set = set(user_indexes)
     episode_starts: set[int] = set()
-    for episode in find_episodes(facts, DETECTORS_RETRY_PARAMS):
+    for episode in facts.retries:
         if episode.kind != "user":
             episode_starts.update(episode.attempts)
             for index in episode.turns:

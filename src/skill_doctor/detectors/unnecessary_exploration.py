@@ -6,10 +6,11 @@ import posixpath
 import re
 from typing import Any, Mapping
 
-from ..facts import Facts, relative_path
+from ..facts import Facts
+from ..facts.changes import TEST_FILE, relative_path
 from ..model import Role, ToolKind, Turn
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import (_ORIENTATION_FILES, _SCRATCH, _TEST_FILE, _import_tokens, _module_names,
+from .common import (_ORIENTATION_FILES, _SCRATCH, _import_tokens, _module_names,
                      _name_tokens, _stem)
 
 
@@ -179,7 +180,7 @@ def unused_reads(facts: Facts, params: Mapping[str, Any]) -> Measurement:
                 or name.lower() in _ORIENTATION_FILES or _SCRATCH.search(path)
                 or name in goal_names or last_named.get(name, 0) > turn
                 or _module_names(path) & imported
-                or (_TEST_FILE.search(path) and any(m in _stem(path) for m in edited_modules))
+                or (TEST_FILE.search(path) and any(m in _stem(path) for m in edited_modules))
                 or edited_modules & _import_tokens(facts.turn(turn).tool_output or "")):
             continue
         evidence.append(Evidence(turn, f"read {path}; never edited, imported or referred to "

@@ -1,4 +1,4 @@
-"""ledger: every real user message of a session, classified, with the turns that served it.
+"""facts.requests: every real user message of a session, classified, with the turns that served it.
 
 Part of the facts stage. A session is rarely one request: people ask a question, then ask for a
 change, then say "commit and push". Each user message is classified after its pasted material
@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .model import Role, Turn
-from .text import CaselessPattern, sentences
+from ..model import Role, Turn
+from ..text import CaselessPattern, sentences
 
 CHANGE, QUESTION, OPERATION, FOLLOW_UP = "change", "question", "operation", "follow_up"
 
