@@ -21,8 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from skill_doctor.decode import decode_file
-
 REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "labelled" / "tb1-claude-code"
 SID = "bench000-0000-4000-8000-000000000000"
 
@@ -109,6 +107,8 @@ def _has_orjson() -> bool:
 
 
 def main() -> int:
+    from skill_doctor.decode import decode_file
+
     megabytes = float(sys.argv[1]) if len(sys.argv) > 1 else 10.0
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "run.cast"

@@ -2,19 +2,22 @@
 
 Builds deterministic inputs from the shared corpus's real sessions (ids rewritten so copies
 stay unique): Claude Code JSONL of 1, 10 and 100 MB (and 1 GB with --gb), a 10 MB Codex
-rollout and a 10 MB plain-text log (and one of 100 MB with --gb). Then times, side by side, the decode floor (read and
+rollout, a 10 MB plain-text log (and one of 100 MB with --gb), a 10 MB asciinema recording
+(bench_asciicast.build_cast) and an archive of 2,000 small corpus sessions of several harnesses
+(bench_batch_memory's, `--batch N`). Then times, side by side, the decode floor (read and
 JSON-decode every line with the standard library and with orjson), `skill-doctor report`,
 `skill-doctor check` (when the command exists), start-up, and claude-code-log when it is
 installed. Prints medians, MB/s, peak RSS and the ratios the targets are stated in (report and
 check against the orjson per-line floor of the same run, check against report, the fixed cost
 of start-up plus page building on 1 MB, a minimal Python reader of the same JSONL (the least
 any reader must do, and so a bound under `report`), what importing the page renderer costs), and writes
-everything as JSON (benchmarks/out/pipeline.json). The inputs are built in the system's
+everything as JSON (benchmarks/out/pipeline.json); the last lines hold each speed and memory
+target against its figure in this run. The inputs are built in the system's
 temporary folder (skill-doctor-bench/, kept for the next run), never in the repository.
 
     python benchmarks/bench_pipeline.py            # 1, 10, 100 MB
     python benchmarks/bench_pipeline.py --gb       # also 1 GB (memory bound check)
-    python benchmarks/bench_pipeline.py --quick    # 1 and 10 MB, one run each
+    python benchmarks/bench_pipeline.py --quick    # 1 and 10 MB, one run each, a 200-session batch
 """
 
 from __future__ import annotations
@@ -161,6 +164,26 @@ print(time.process_time() - start)
 """
 PYTHON = sys.executable  # the interpreter measured (a fresh install's unless --in-place)
 
+# The asciinema decoder alone: CPU seconds of `decode_file` on a recording, imports paid first.
+_CAST = """
+import sys, time
+from skill_doctor.decode import decode_file
+decode_file(sys.argv[1])
+start = time.process_time()
+transcript = decode_file(sys.argv[1])
+assert transcript.harness == "claude-code" and transcript.problem is None, transcript.problem
+print(time.process_time() - start)
+"""
+# `batch` over an archive, in the measured interpreter: the exit code, then the peak RSS (KiB)
+# of the main process and of the largest worker.
+_BATCH = """
+import resource, sys
+from skill_doctor.cli import main
+code = main(["batch", "sessions", "-o", "out", "-j", sys.argv[1]])
+print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+      resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
+"""
+
 
 def _script_seconds(script: str, *args: str) -> float:
     """The CPU seconds a timing script prints, run in the measured interpreter."""
@@ -216,6 +239,50 @@ def median_run(cmd_for, runs: int) -> dict:
             "peak_rss_mib": max(rss), "exit": code}
 
 
+def build_cast(size_mb: int) -> Path:
+    """A recording of a headless Claude Code run of `size_mb` (bench_asciicast.build_cast)."""
+    target = INPUTS / f"cast-{size_mb}mb.cast"
+    if not target.exists():
+        sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "src")]
+        from bench_asciicast import build_cast as cast_text
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(cast_text(size_mb * MB), encoding="utf-8")
+    return target
+
+
+def build_archive(count: int) -> Path:
+    """A folder of `count` copies of small real sessions of several harnesses, each its own
+    session (bench_batch_memory.write_sessions)."""
+    target = INPUTS / f"archive-{count}"
+    if not (target / "sessions").is_dir():
+        sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "src")]
+        from bench_batch_memory import _sources, write_sessions
+
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        write_sessions(target / "sessions", count, _sources(False))
+    return target
+
+
+def batch_run(archive: Path, jobs: int) -> dict:
+    """Wall and CPU seconds (main process and workers) and peak RSS of one `batch -j jobs`."""
+    shutil.rmtree(archive / "out", ignore_errors=True)
+    start = time.perf_counter()
+    before = os.times()
+    done = subprocess.run([PYTHON, "-c", _BATCH, str(jobs)], cwd=archive, capture_output=True,
+                          text=True, env={**ENV, "HOME": str(archive)})
+    wall = time.perf_counter() - start
+    after = os.times()
+    code, own, kids = done.stderr.strip().splitlines()[-1].split()
+    if code != "0":
+        raise SystemExit(f"batch -j {jobs} exited {code}: {done.stderr[-1000:]}")
+    shutil.rmtree(archive / "out", ignore_errors=True)
+    return {"wall_seconds": wall, "seconds": (after.children_user - before.children_user)
+            + (after.children_system - before.children_system),
+            "main_rss_mib": int(own) / 1024, "worker_rss_mib": int(kids) / 1024 if jobs > 1 else 0.0}
+
+
 def has_command(name: str) -> bool:
     proc = subprocess.run([PYTHON, "-m", "skill_doctor", name, "--help"],
                           capture_output=True, env=ENV)
@@ -228,6 +295,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="1 and 10 MB, one run each")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--plain-mb", type=int, default=10, help="size of the plain-text log")
+    parser.add_argument("--batch", type=int, default=2000, metavar="N",
+                        help="sessions in the batch archive (default 2000)")
     parser.add_argument("--in-place", action="store_true",
                         help="run this checkout's src/ with this interpreter instead of a fresh "
                              "virtual environment with a plain `pip install .`")
@@ -278,14 +347,18 @@ def main() -> int:
             "report": median_run(lambda d: [py, "-m", "skill_doctor", "report", str(plain), "-o",
                                             "r"], runs if plain_mb == args.plain_mb else 1)}
 
+    cast = build_cast(10)
+    results["other"]["cast_10mb_decode"] = {
+        "mb": round(cast.stat().st_size / MB, 1),
+        "decode_s": statistics.median(_script_seconds(_CAST, str(cast)) for _ in range(runs))}
+
     if has_command("batch"):
-        batch = {}
-        for jobs in (1, 2):
-            batch[f"j{jobs}"] = median_run(lambda d: [py, "-m", "skill_doctor", "batch",
-                                                      str(CORPUS), "-o", "b", "-j", str(jobs)],
-                                           runs)["wall_seconds"]  # parallelism: wall time
-        batch["ratio"] = batch["j2"] / batch["j1"]
-        results["batch_corpus"] = batch
+        count = 200 if args.quick else args.batch
+        archive = build_archive(count)
+        # Parallelism is measured on wall time: the same work over two processes.
+        batch = {"sessions": count, **{f"j{jobs}": batch_run(archive, jobs) for jobs in (1, 2)}}
+        batch["throughput_ratio"] = batch["j1"]["wall_seconds"] / batch["j2"]["wall_seconds"]
+        results["batch_archive"] = batch
 
     bare = median_run(lambda d: [py, "-c", "pass"], max(runs, 5))
     version = median_run(lambda d: [py, "-m", "skill_doctor", "--version"], max(runs, 5))
@@ -375,9 +448,16 @@ def _print(r: dict) -> None:
             print(f"scaling 100 MB -> 1 GB: {c['1024']['report']['seconds'] / c['100']['report']['seconds']:.1f}x "
                   f"CPU time, peak RSS {c['100']['report']['peak_rss_mib']:.0f} -> "
                   f"{c['1024']['report']['peak_rss_mib']:.0f} MiB")
-    if "batch_corpus" in r:
-        b = r["batch_corpus"]
-        print(f"batch over the corpus: -j 1 {b['j1']:.2f} s, -j 2 {b['j2']:.2f} s ({b['ratio']:.2f}x)")
+    if "cast_10mb_decode" in r["other"]:
+        e = r["other"]["cast_10mb_decode"]
+        print(f"asciinema recording {e['mb']:.1f} MB: decode {e['decode_s']:.2f} s CPU, "
+              f"{e['mb'] / e['decode_s']:.1f} MB/s")
+    if "batch_archive" in r:
+        b = r["batch_archive"]
+        print(f"batch of {b['sessions']} sessions: -j 1 {b['j1']['wall_seconds']:.1f} s wall "
+              f"({b['j1']['main_rss_mib']:.0f} MiB), -j 2 {b['j2']['wall_seconds']:.1f} s wall "
+              f"(main {b['j2']['main_rss_mib']:.0f} MiB, largest worker "
+              f"{b['j2']['worker_rss_mib']:.0f} MiB): {b['throughput_ratio']:.2f}x the throughput")
     print(f"start-up: python {s['python_s'] * 1000:.0f} ms, --version {s['version_s'] * 1000:.0f} ms "
           f"(+{s['overhead_ms']} ms)" + (f", check of a small session {s['check_small_s'] * 1000:.0f} ms"
                                           if "check_small_s" in s else "")
@@ -385,6 +465,47 @@ def _print(r: dict) -> None:
     print(f"lark/dominate loaded on a JSON-only path: {s['json_path_imports_lark_or_dominate']}")
     print(f"imports of the page: skill_doctor.render {s['import_render_ms']:.0f} ms, dominate "
           f"{s['import_dominate_ms']:.0f} ms (of which asyncio {s['import_asyncio_ms']:.0f} ms)")
+    _print_targets(r)
+
+
+def _print_targets(r: dict) -> None:
+    """Each speed and memory target with its figure in this run: met, or not."""
+    c, s, o = r["claude"], r["startup"], r["other"]
+    rows: list[tuple[str, str, bool]] = []
+
+    def target(text: str, figure: str, met: bool) -> None:
+        rows.append((text, figure, met))
+
+    for size in ("100", "1024"):
+        if size in c:
+            e = c[size]
+            name = "1 GB" if size == "1024" else "100 MB"
+            ratio = e["report"]["seconds"] / e["reader_s"]
+            target(f"report of {name} <= 4x the minimal reader", f"{ratio:.1f}x", ratio <= 4)
+            if "check" in e:
+                ratio = e["check"]["seconds"] / e["report"]["seconds"]
+                target(f"check of {name} <= 0.8x report", f"{ratio:.2f}x", ratio <= 0.8)
+    if "plain_10mb" in o:
+        rate = o["plain_10mb"]["mb"] / o["plain_10mb"]["report"]["seconds"]
+        target("plain-text log of 10 MB >= 15 MB/s end to end", f"{rate:.1f} MB/s", rate >= 15)
+    if "cast_10mb_decode" in o:
+        rate = o["cast_10mb_decode"]["mb"] / o["cast_10mb_decode"]["decode_s"]
+        target("asciinema decoder >= 15 MB/s on 10 MB", f"{rate:.1f} MB/s", rate >= 15)
+    if "1024" in c:
+        peak = c["1024"]["report"]["peak_rss_mib"]
+        target("peak RSS at 1 GB <= 200 MiB", f"{peak:.0f} MiB", peak <= 200)
+        if "100" in c:
+            growth = peak / c["100"]["report"]["peak_rss_mib"]
+            target("peak RSS 100 MB -> 1 GB within 1.5x", f"{growth:.2f}x", growth <= 1.5)
+    fixed = s["report_small_s"] / s["python_s"]
+    target("report of the 44 KB example <= 25x python -c pass", f"{fixed:.0f}x", fixed <= 25)
+    if "batch_archive" in r:
+        b = r["batch_archive"]
+        target(f"batch of {b['sessions']}: -j 2 >= 1.7x the throughput of -j 1",
+               f"{b['throughput_ratio']:.2f}x", b["throughput_ratio"] >= 1.7)
+    print("\ntargets (issue: one pass over the session)")
+    for text, figure, met in rows:
+        print(f"  {'met    ' if met else 'NOT met'}  {text}: {figure}")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 from urllib.parse import quote
 
+from .patterns import compile_later
 from .errors import SkillDoctorError
 from .rubric import SCALES, Rubric
 
@@ -621,7 +622,7 @@ def _csv_text(value: str, redact_secrets: bool = True) -> str:
     return _FORMULA_AFTER_BREAK.sub(lambda m: m.group(1) + "'" + m.group(2), value)
 
 
-_FORMULA_AFTER_BREAK = re.compile(r"([\r\n])([=+\-@\t])")
+_FORMULA_AFTER_BREAK = compile_later(r"([\r\n])([=+\-@\t])")
 
 
 def _csv_row(cells: Sequence[Any]) -> str:
@@ -1154,4 +1155,4 @@ def _path(path: str, h) -> None:
 
 
 _SEPARATORS = "/\\_-."
-_SEPARATED = re.compile(r"[^/\\_.-]*[/\\_.-]|[^/\\_.-]+")
+_SEPARATED = compile_later(r"[^/\\_.-]*[/\\_.-]|[^/\\_.-]+")

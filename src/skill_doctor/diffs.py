@@ -11,6 +11,7 @@ import functools
 import re
 from typing import Any, Iterable
 
+from .patterns import compile_later
 from .model import FileEdit
 from .text import make_diff  # noqa: F401  (a text function the model needs too: it lives below both)
 
@@ -39,7 +40,7 @@ def apply_snippet(before: str | None, old: str, new: str, replace_all: bool = Fa
     return before.replace(old, new) if replace_all else before.replace(old, new, 1)
 
 
-_PATCH_FILE = re.compile(r"^\*\*\* (Add|Delete|Update) File: (.+?)\s*$")
+_PATCH_FILE = compile_later(r"^\*\*\* (Add|Delete|Update) File: (.+?)\s*$")
 
 
 def parse_apply_patch(text: str) -> list[FileEdit]:
@@ -143,7 +144,7 @@ def _cancel_unchanged(chunk: list[str]) -> list[str]:
 
 # Each lazy part may also run to the end of the text (marked), so a block that never closes is
 # scanned once, not once per later SEARCH line (which made many unclosed blocks quadratic).
-_SEARCH_REPLACE = re.compile(
+_SEARCH_REPLACE = compile_later(
     r"^[-<]{5,}\s*SEARCH\s*\n(.*?)(?:^={5,}\s*\n(.*?)(?:^[+>]{5,}\s*REPLACE\s*$|(?P<open2>\Z))"
     r"|(?P<open1>\Z))",
     re.DOTALL | re.MULTILINE,
@@ -160,7 +161,7 @@ def parse_search_replace(text: str) -> list[tuple[str, str]]:
     return blocks
 
 
-_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_HUNK = compile_later(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
 def _scan_counts(diff: str) -> tuple[int, int] | None:

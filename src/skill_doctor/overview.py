@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Iterable
 
+from .patterns import compile_later
 from .diffs import count_changes, make_diff
 from .facts import Facts
 from .facts.changes import relative_path
@@ -49,10 +50,10 @@ INPUT_CHARS, OUTPUT_CHARS, EXCERPT_LINES = 1200, 1600, 24
 INSTRUCTION_FILES = {"claude.md", "claude.local.md", "agents.md", "agent.md", "gemini.md",
                      "conventions.md", "copilot-instructions.md", ".cursorrules",
                      ".windsurfrules", ".clinerules", ".goosehints", "qwen.md", "crush.md"}
-_HOOK = re.compile(r"\b(PreToolUse|PostToolUse|UserPromptSubmit|SessionStart|SessionEnd|Stop"
+_HOOK = compile_later(r"\b(PreToolUse|PostToolUse|UserPromptSubmit|SessionStart|SessionEnd|Stop"
                    r"|SubagentStop|Notification|PreCompact)(?::([\w.*|-]+))?\s+hook\b")
-_CONTENTS_OF = re.compile(r"Contents of (\S+?)(?: \(|:|\s*$)", re.MULTILINE)
-_COMMAND_NAME = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+_CONTENTS_OF = compile_later(r"Contents of (\S+?)(?: \(|:|\s*$)", re.MULTILINE)
+_COMMAND_NAME = compile_later(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -596,7 +597,7 @@ MAX_GAP_TURNS = 12  # turns listed per gap; the rest are counted
 _OUTCOME = ("task_completion", "regression_avoidance")
 _CODE_QUALITY = ("correct_file_identification", "minimal_diff", "pattern_adherence",
                  "regression_avoidance")
-_REDACTED = re.compile(r"\[redacted: [\w-]+\]")
+_REDACTED = compile_later(r"\[redacted: [\w-]+\]")
 
 
 @dataclass(frozen=True, slots=True)

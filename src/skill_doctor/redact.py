@@ -37,6 +37,8 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator
 
+from .patterns import compile_later
+
 _END = r"(?![A-Za-z0-9])"
 
 # A secret value in an assignment: no quotes, spaces, backslashes or separators; not a `$VAR`
@@ -216,7 +218,7 @@ _PATTERN_SOURCES: tuple[tuple[str, str, str | None], ...] = (
 # to a word or a number ("id=12ghp_...") is still one.
 _ANCHORED = "(?#start)"
 _PATTERNS: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = tuple(
-    (name, re.compile(rx), re.compile(trigger) if trigger else None)
+    (name, compile_later(rx), compile_later(trigger) if trigger else None)
     for name, rx, trigger in _PATTERN_SOURCES)
 _LOWER = {c: c + 32 for c in range(65, 91)}  # ASCII only: positions stay where they were
 
@@ -367,7 +369,7 @@ def _secret_marker(name: str) -> Callable[[re.Match[str]], tuple[int, int, str]]
 
 # The base64 lines before an `-----END ... PRIVATE KEY-----`, read backwards: each line (real
 # or JSON-escaped line end, optional diff prefix) reversed.
-_KEY_TAIL = re.compile(r"(?:[+\- ]?(?:\n\r?|n\\(?:r\\)?)[A-Za-z0-9+/=]{16,})+")
+_KEY_TAIL = compile_later(r"(?:[+\- ]?(?:\n\r?|n\\(?:r\\)?)[A-Za-z0-9+/=]{16,})+")
 
 
 def _key_tail(match: re.Match[str]) -> tuple[int, int, str]:
@@ -403,10 +405,10 @@ def _redact(text: str, home: str | None, spans: list[list[int]] | None = None) -
 
 # What can stand between a key and its value, or inside a token, without being seen: colour
 # codes and other terminal escape sequences, zero-width characters, the soft hyphen.
-_HIDERS = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)|\x1b[@-_]"
+_HIDERS = compile_later(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)|\x1b[@-_]"
                      r"|[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 # Separators percent-encoded inside a key's name (`api%5Fkey`, `secret%2Ekey`).
-_PCT_SEPARATOR = re.compile(r"%(?:5[Ff]|2[Ee]|2[Dd])")
+_PCT_SEPARATOR = compile_later(r"%(?:5[Ff]|2[Ee]|2[Dd])")
 _PCT_DECODED = {"5f": "_", "2e": ".", "2d": "-"}
 
 
@@ -484,8 +486,8 @@ _INVISIBLE = ("\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u
 # one at the start of a text hides data as well as any other selector does.
 _SELECTORS = "\ufe0e\ufe0f"
 _STRAY_SELECTOR = f"(?:^|(?<=[{_SELECTORS}\ufe00-\ufe0d]))[{_SELECTORS}]"
-_CONTROLS = re.compile(f"[{_INVISIBLE}]|{_STRAY_SELECTOR}")
-_LINE_CONTROLS = re.compile(f"[{_INVISIBLE}\n\r]|{_STRAY_SELECTOR}")
+_CONTROLS = compile_later(f"[{_INVISIBLE}]|{_STRAY_SELECTOR}")
+_LINE_CONTROLS = compile_later(f"[{_INVISIBLE}\n\r]|{_STRAY_SELECTOR}")
 
 
 def _code_point(match: re.Match[str]) -> str:
@@ -525,9 +527,9 @@ def shown(text: str, redact_secrets: bool = True, home: str | None = None) -> st
 # of a line, Azure Pipelines `##vso[` and legacy `##[name]`, TeamCity service messages
 # `##teamcity[` anywhere in one, GitLab's collapsible sections `section_start:` and
 # `section_end:`.
-_WORKFLOW_START = re.compile(r"^(\s*):")
-_WORKFLOW_ANYWHERE = re.compile(r"##(?=\[|vso\[|teamcity\[)", re.IGNORECASE)
-_GITLAB_SECTION = re.compile(r"(section_(?:start|end)):", re.IGNORECASE)
+_WORKFLOW_START = compile_later(r"^(\s*):")
+_WORKFLOW_ANYWHERE = compile_later(r"##(?=\[|vso\[|teamcity\[)", re.IGNORECASE)
+_GITLAB_SECTION = compile_later(r"(section_(?:start|end)):", re.IGNORECASE)
 
 
 def terminal(text: str, redact_secrets: bool = True, *, command: bool = False) -> str:

@@ -15,6 +15,7 @@ import functools
 import posixpath
 import re
 
+from .patterns import compile_later
 from . import tools
 from .model import ToolKind, Turn
 from .text import ascii_folded, quote
@@ -24,7 +25,7 @@ from .text import ascii_folded, quote
 # matched at the start of one command of a command line (after unwrapping `cd x &&`, `bash -c`,
 # env assignments, `uv run` ...), so a commit message or an echo that mentions pytest is none.
 _CHECK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern)) for kind, pattern in (
+    (kind, compile_later(pattern)) for kind, pattern in (
         ("test", r"(pytest|py\.test|python\d?(\.\d+)?\s+-m\s+(pytest|unittest|nose2?)|unittest|tox"
                  r"|nox|jest|vitest|mocha|ava|karma|playwright\s+test|cypress\s+run|rspec|phpunit"
                  r"|ctest|go\s+test|cargo\s+(test|nextest)|(npm|pnpm|yarn|bun)\s+(run\s+)?test"
@@ -53,21 +54,21 @@ _CHECK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 # Running the program itself (a script, a module, a binary the project builds).
-_RUN_PROGRAM = re.compile(r"(python\d?(\.\d+)?|node|ruby|deno\s+run|bun\s+run|go\s+run|cargo\s+run"
+_RUN_PROGRAM = compile_later(r"(python\d?(\.\d+)?|node|ruby|deno\s+run|bun\s+run|go\s+run|cargo\s+run"
                           r"|php|perl|bash|sh|\./\S+|\S+\.(py|js|mjs|ts|sh|rb))\b")
 
 
 # A request that only asks whether the server answers (`curl -I`, the status code alone, the
 # body thrown away) shows it is up, not that the work does what was asked.
-_STATUS_ONLY = re.compile(r"^(curl|wget|http|xh)\b.*(\s-I\b|\s--head\b|\s-o\s*/dev/null\b|\s--spider\b)")
+_STATUS_ONLY = compile_later(r"^(curl|wget|http|xh)\b.*(\s-I\b|\s--head\b|\s-o\s*/dev/null\b|\s--spider\b)")
 
 
-_NOT_A_RUN = re.compile(r"\s-(c|m\s+(pip|venv|http\.server|json\.tool))\b|^(bash|sh)\s*$"
+_NOT_A_RUN = compile_later(r"\s-(c|m\s+(pip|venv|http\.server|json\.tool))\b|^(bash|sh)\s*$"
                         r"|--version\b|\s-V\b")
 
 
 # Wrappers whose arguments are the command really run.
-_WRAPPER = re.compile(
+_WRAPPER = compile_later(
     r"^(?:(?:sudo|nohup|time|exec|env|nice|stdbuf(?:\s+-\S+)*|timeout\s+(?:-\S+\s+)*\S+"
     r"|xvfb-run(?:\s+-\S+)*|npx(?:\s+-\S+)*|pnpx|bunx|uvx|uv\s+run(?:\s+--?\S+)*|poetry\s+run"
     r"|pipenv\s+run|hatch\s+run|pdm\s+run|rye\s+run|conda\s+run(?:\s+-\S+\s+\S+)*"
@@ -75,10 +76,10 @@ _WRAPPER = re.compile(
     r"|kubectl\s+exec\s+\S+\s+--|\w+=\S*)\s+)+")
 
 
-_SHELL_C = re.compile(r"""^(?:ba|z|da)?sh\s+(?:-\w+\s+)*-\w*c\s+(['"])(.*)\1\s*$|^(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-Command\s+(['"]?)(.*)\3\s*$""", re.S | re.I)
+_SHELL_C = compile_later(r"""^(?:ba|z|da)?sh\s+(?:-\w+\s+)*-\w*c\s+(['"])(.*)\1\s*$|^(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-Command\s+(['"]?)(.*)\3\s*$""", re.S | re.I)
 
 
-_SEGMENT_SPLIT = re.compile(r"&&|\|\||;|\|&|\||\n")
+_SEGMENT_SPLIT = compile_later(r"&&|\|\||;|\|&|\||\n")
 
 
 def _split_unquoted(text: str) -> list[str]:
@@ -144,7 +145,7 @@ def command_segments(command: str) -> tuple[str, ...]:
 
 
 # An output compared with the expected one and the verdict printed (`diff a b && echo same`).
-_COMPARED_AND_TOLD = re.compile(r"(?:^|&&|;|\|\||\n)\s*(?:diff|cmp)\s[^\n;|&]*&&\s*echo\b")
+_COMPARED_AND_TOLD = compile_later(r"(?:^|&&|;|\|\||\n)\s*(?:diff|cmp)\s[^\n;|&]*&&\s*echo\b")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -172,12 +173,12 @@ def classify_check(command: str) -> str | None:
 
 # The machine's own program folders: `cd /usr/bin && ./rebase -O` runs a system tool, which
 # does something, not the work the session made.
-_SYSTEM_BIN = re.compile(r"(?:/usr(?:/local)?)?/s?bin/?$", re.I)
+_SYSTEM_BIN = compile_later(r"(?:/usr(?:/local)?)?/s?bin/?$", re.I)
 
 
 # A check's own summary of how it ended; it overrides the exit code of a pipeline, `|| true`
 # or `; echo`, whose exit status is not the check's.
-_FAILED_OUTPUT = re.compile(
+_FAILED_OUTPUT = compile_later(
     r"(\b[1-9]\d* (failed|failures?|errors?)\b|^FAILED\b|^FAIL\b|\bFAILURES?!?$|^error(\[\w+\])?:"
     r"|^\S+\(\d+,\d+\): error|error TS\d+|\bBUILD FAILED\b|npm ERR!|^ERROR[: ]|test result: FAILED"
     r"|Tests?:\s+[1-9]\d* failed|^[^\S\n]*✖ [1-9]\d* problems?|Found [1-9]\d* errors?|\bno tests ran\b"
@@ -189,7 +190,7 @@ _FAILED_OUTPUT = re.compile(
 
 # Signs of a failure that a run can print and still pass (a logged traceback, an expected
 # failure): they decide only when no summary says it passed.
-_FAILURE_SIGN = re.compile(r"Traceback \(most recent|SyntaxError|ModuleNotFoundError|ImportError"
+_FAILURE_SIGN = compile_later(r"Traceback \(most recent|SyntaxError|ModuleNotFoundError|ImportError"
                            r"|AssertionError|\bException\b|\bError:|Kernel panic"
                            # an exception's last line without its traceback (a cut output)
                            r"|^(?:[a-z_]\w*\.)*[A-Z]\w*Error: ", re.MULTILINE)
@@ -218,10 +219,10 @@ _PASSED_PARTS: tuple[tuple[str, str], ...] = (
     ("✓", r"^[^\S\n]*✓"))  # may start lines before its text: searched from the start
 
 
-_PASSED_OUTPUT = re.compile("(" + "|".join(rx for _, rx in _PASSED_PARTS) + ")", re.MULTILINE | re.I)
+_PASSED_OUTPUT = compile_later("(" + "|".join(rx for _, rx in _PASSED_PARTS) + ")", re.MULTILINE | re.I)
 
 
-_PASSED_FOLDED = tuple((text, re.compile(rx, re.MULTILINE)) for text, rx in _PASSED_PARTS)
+_PASSED_FOLDED = tuple((text, compile_later(rx, re.MULTILINE)) for text, rx in _PASSED_PARTS)
 
 
 # Words one of which every failure summary above contains: a substring test rules most
@@ -230,7 +231,7 @@ _FAILURE_WORDS = ("fail", "error", "panic", "not found", "segmentation", "exit c
                   "exit status", "no tests ran", "collected 0", "✖", "found ", "no such file")
 
 
-MASKS_EXIT = re.compile(r"\|\||\|(?!\|)|;\s*(echo|true|exit\s+0)\b")
+MASKS_EXIT = compile_later(r"\|\||\|(?!\|)|;\s*(echo|true|exit\s+0)\b")
 
 
 def check_outcome(turn: Turn) -> bool | None:
@@ -294,14 +295,14 @@ def shows_pane(command: str) -> bool:
                                      for segment in command_segments(command))
 
 
-TMUX_SEND = re.compile(r"^tmux\s+(?:-\S+\s+)*(?:send-keys|send)\b")
+TMUX_SEND = compile_later(r"^tmux\s+(?:-\S+\s+)*(?:send-keys|send)\b")
 
 
-TMUX_CAPTURE = re.compile(r"^tmux\s+(?:-\S+\s+)*(?:capture-pane|capturep)\b")
+TMUX_CAPTURE = compile_later(r"^tmux\s+(?:-\S+\s+)*(?:capture-pane|capturep)\b")
 
 
 # Key names tmux send-keys takes, which type no text.
-TMUX_KEY = re.compile(r"^(?:C-\w|M-\w|S-\w|Enter|Escape|Tab|Space|BSpace|Up|Down|Left|Right"
+TMUX_KEY = compile_later(r"^(?:C-\w|M-\w|S-\w|Enter|Escape|Tab|Space|BSpace|Up|Down|Left|Right"
                        r"|Home|End|F\d+)$")
 
 
@@ -309,7 +310,7 @@ TMUX_KEY = re.compile(r"^(?:C-\w|M-\w|S-\w|Enter|Escape|Tab|Space|BSpace|Up|Down
 # through commands rather than file edits: packages installed, permissions set, files made,
 # moved or deleted, services and users configured, a repository's history changed, images
 # built, outputs written by converters and compilers.
-_SYSTEM_CHANGE = re.compile(
+_SYSTEM_CHANGE = compile_later(
     r"^(?:sudo\s+(?:-\S+\s+)*)?(?:"
     # `python -m pip install ...` is pip run through the interpreter.
     r"(?:python[\d.]*\s+(?:-\S+\s+)*-m\s+)?"
@@ -337,28 +338,28 @@ _SYSTEM_CHANGE = re.compile(
 
 
 # What a program says about itself changes nothing (`gcc --version`, `pip --help`).
-_ABOUT_ITSELF = re.compile(r"\s(?:--version|--help|-h)\s*(?:2>&1\s*)?$")
+_ABOUT_ITSELF = compile_later(r"\s(?:--version|--help|-h)\s*(?:2>&1\s*)?$")
 
 
 # A database client given only a reading statement, or a database that lives in memory.
-_DB_CLIENT = re.compile(r"^(?:sqlite3|psql|mysql)\b")
+_DB_CLIENT = compile_later(r"^(?:sqlite3|psql|mysql)\b")
 
 
 _READING_SQL = r"\s*(?:SELECT|PRAGMA|EXPLAIN|SHOW|DESCRIBE|\\d|\.tables|\.schema)\b"
 
 
-_DB_READS_ONLY = re.compile(r"""\s(?:"%s[^"]*"|'%s[^']*')\s*(?:2>&1\s*)?$""" % (_READING_SQL, _READING_SQL),
+_DB_READS_ONLY = compile_later(r"""\s(?:"%s[^"]*"|'%s[^']*')\s*(?:2>&1\s*)?$""" % (_READING_SQL, _READING_SQL),
                             re.I)
 
 
 # `git branch`, `git tag` and `git remote` with no name (or only listing options) list.
-_GIT_LISTS = re.compile(r"^git\s+(?:-\S+\s+)*(?:branch|tag|remote)(?:\s+(?:-a|-r|-v+|-l|--list"
+_GIT_LISTS = compile_later(r"^git\s+(?:-\S+\s+)*(?:branch|tag|remote)(?:\s+(?:-a|-r|-v+|-l|--list"
                         r"|--all|--remotes|--verbose|--show-current|--merged|--no-merged|--contains"
                         r"|--sort=\S+|--format=\S+))*\s*$")
 
 
 # ffmpeg with no output file after its last input only probes the input (`ffmpeg -i a.mp4`).
-_FFMPEG_PROBE = re.compile(r"^ffmpeg\b.*\s-i\s+\S+\s*(?:2>&1\s*)?$|^ffmpeg\b.*\s-f\s+null\s+-\s*(?:2>&1\s*)?$")
+_FFMPEG_PROBE = compile_later(r"^ffmpeg\b.*\s-i\s+\S+\s*(?:2>&1\s*)?$|^ffmpeg\b.*\s-f\s+null\s+-\s*(?:2>&1\s*)?$")
 
 
 def _segment_changes(segment: str) -> bool:
@@ -388,17 +389,17 @@ def changes_system(command: str) -> bool:
 BACKGROUND_OUTPUT = ("BashOutput", "TaskOutput")
 
 
-_BACKGROUND_STATUS = re.compile(r"<status>\s*(\w+)\s*</status>")
+_BACKGROUND_STATUS = compile_later(r"<status>\s*(\w+)\s*</status>")
 
 
-_BACKGROUND_EXIT = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>")
+_BACKGROUND_EXIT = compile_later(r"<exit_code>\s*(-?\d+)\s*</exit_code>")
 
 
-BACKGROUND_ID = re.compile(r"running in background with ID: (\w+)")
+BACKGROUND_ID = compile_later(r"running in background with ID: (\w+)")
 
 
 # Programs told to detach themselves (`qemu ... -daemonize`, `docker run -d`, `nohup`).
-_DETACHES = re.compile(r"\s-daemonize\b|\s--daemon(?:ize)?\b|\s--detach\b|^(?:nohup|setsid)\s"
+_DETACHES = compile_later(r"\s-daemonize\b|\s--daemon(?:ize)?\b|\s--detach\b|^(?:nohup|setsid)\s"
                        r"|^(?:docker|podman)\s+(?:compose\s+)?(?:run|up|start)\b.*\s-d\b")
 
 
@@ -420,7 +421,7 @@ def detaches(command: str) -> bool:
 
 
 # Commands that look at a running program: its process, its port, its log, or a request to it.
-_PROBES = re.compile(r"^(?:ps|pgrep|pidof|ss|netstat|lsof|nc|ncat|telnet|curl|wget|http|xh|tail"
+_PROBES = compile_later(r"^(?:ps|pgrep|pidof|ss|netstat|lsof|nc|ncat|telnet|curl|wget|http|xh|tail"
                      r"|journalctl|systemctl\s+(?:status|is-active)|service\s+\S+\s+status"
                      r"|(?:docker|podman)\s+(?:compose\s+)?(?:ps|logs|inspect))\b")
 
@@ -453,7 +454,7 @@ def background_outcome(output: str) -> bool | None:
 
 
 # A compiler's output named on its command line (`gcc -O2 -o sqlite3 sqlite3.c`).
-_COMPILED_TO = re.compile(r"^(?:gcc|g\+\+|cc|clang(?:\+\+)?|rustc|gfortran|go\s+build|swiftc|ghc"
+_COMPILED_TO = compile_later(r"^(?:gcc|g\+\+|cc|clang(?:\+\+)?|rustc|gfortran|go\s+build|swiftc|ghc"
                           r"|ocamlopt|nasm|zig\s+build-exe)\s(?:.*\s)?-o\s*(\S+)")
 
 
@@ -479,19 +480,19 @@ def runs_built_program(command: str, built: set[str]) -> bool:
     return False
 
 
-SCRIPT_ARG = re.compile(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s+run)?|php|perl|bash|sh"
+SCRIPT_ARG = compile_later(r"^(?:python\d?(?:\.\d+)?|node|ruby|deno\s+run|bun(?:\s+run)?|php|perl|bash|sh"
                          r"|tsx|ts-node)\s+(?:-\S+\s+)*([^\s-]\S*)|^(\.{0,2}/\S+|\S+\.(?:py|js|mjs|ts|sh|rb))")
 
 
 # The code of an inline program (`python -c "..."`) and the modules it imports.
-_INLINE_CODE = re.compile(r"^python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-c\s+(.+)", re.S)
+_INLINE_CODE = compile_later(r"^python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-c\s+(.+)", re.S)
 
 
 # Python reading its program from a here-document: `python - <<'PY'`, `python3 <<EOF`.
-_STDIN_PYTHON = re.compile(r"(?:^|[;&|]\s*)python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-?\s*<<")
+_STDIN_PYTHON = compile_later(r"(?:^|[;&|]\s*)python\d?(?:\.\d+)?\s+(?:-\S+\s+)*?-?\s*<<")
 
 
-_IMPORTS = re.compile(r"(?:^|[;\s(\"'])(?:import|from)\s+([A-Za-z_]\w*)")
+_IMPORTS = compile_later(r"(?:^|[;\s(\"'])(?:import|from)\s+([A-Za-z_]\w*)")
 
 
 def imports_changed_code(command: str, modules: set[str]) -> bool:
@@ -522,18 +523,18 @@ def inline_program(command: str) -> bool:
 
 
 # Searchers exit 1 when nothing matched: that is an answer, not a failed call.
-_SEARCH_PROGRAM = re.compile(r"(?:^|[;&|(]|\s)(?:rg|grep|egrep|fgrep|ag|ack|git\s+grep)\s")
+_SEARCH_PROGRAM = compile_later(r"(?:^|[;&|(]|\s)(?:rg|grep|egrep|fgrep|ag|ack|git\s+grep)\s")
 
 
-_ERROR_TEXT = re.compile(r"error|no such file|not found|permission denied|unrecognized|invalid"
+_ERROR_TEXT = compile_later(r"error|no such file|not found|permission denied|unrecognized|invalid"
                          r"|usage:|cannot|traceback|denied|failed", re.I)
 
 
-_EXIT_LINE = re.compile(r"^[^\S\n]*(?:Exit code:?[^\S\n]*\d+|Exit Code:[^\S\n]*\d+)[^\S\n]*$", re.I | re.M)
+_EXIT_LINE = compile_later(r"^[^\S\n]*(?:Exit code:?[^\S\n]*\d+|Exit Code:[^\S\n]*\d+)[^\S\n]*$", re.I | re.M)
 
 
 # Edits some harnesses log as successful although the output says the patch did not apply.
-_EDIT_FAILED_OUTPUT = re.compile(
+_EDIT_FAILED_OUTPUT = compile_later(
     r"^[^\S\n]*(?:error:|execution error:|failed in sandbox\b|Failed to find expected lines"
     r"|String to replace not found|invalid hunk|patch (?:failed|does not apply))"
     r"|^Your proposed edit has introduced new syntax error", re.I | re.M)
@@ -549,12 +550,12 @@ def found_nothing(turn: Turn) -> bool:
     return not rest or not _ERROR_TEXT.search(rest)
 
 
-_ABORTED = re.compile(r"^\s*(?:aborted by user|\[Request interrupted by user)|\naborted by user\s*$", re.I)
+_ABORTED = compile_later(r"^\s*(?:aborted by user|\[Request interrupted by user)|\naborted by user\s*$", re.I)
 
 
 # A program the machine does not have, in the shell's own words (bash, dash, cmd, PowerShell,
 # their Chinese forms) or by its exit status.
-MISSING_PROGRAM = re.compile(
+MISSING_PROGRAM = compile_later(
     r"\b[\w.+-]+: (?:command )?not found\s*$|^Exit code 127\b"
     r"|is not recognized as (?:an internal or external command|the name of a cmdlet)"
     r"|不是内部或外部命令|无法将“[^”\n]*”项识别为", re.M)
@@ -565,14 +566,14 @@ MISSING_PROGRAM = re.compile(
 # git's and npm's own failure lines, a module that could not be loaded, a path that does not
 # exist. A warning or a NativeCommandError (PowerShell wrapping whatever a native program
 # wrote to stderr) is no failure.
-_SHELL_FAILED_OUTPUT = re.compile(
+_SHELL_FAILED_OUTPUT = compile_later(
     r"FullyQualifiedErrorId\s*:\s*(?!NativeCommandError)\w"
     r"|^fatal: |^npm ERR! |^npm error |^Error: Cannot find module\b"
     r"|^(?:\S+: )?(?:line \d+: )?(?:cd: )?[^\n:]+: No such file or directory\s*\Z", re.M)
 
 
 # An uncaught exception ending the output: Python's traceback, or Node's error and stack.
-_DIED_OF_EXCEPTION = re.compile(
+_DIED_OF_EXCEPTION = compile_later(
     r"^Traceback \(most recent call last\):\n(?:.*\n)*?[\w.]*(?:Error|Exception|Interrupt)\b.*\s*\Z"
     r"|^[\w.]*Error: .*\n(?:\s+at .*\n|\s*[{}].*\n|\s+\w+: .*\n)*\s*(?:Node\.js v[\d.]+\s*)?\Z", re.M)
 
@@ -612,11 +613,11 @@ def _only_missing_program(output: str) -> bool:
 
 
 _COSMETIC = (
-    re.compile(r"^\s*cd\s+\S+\s*&&\s*"),            # cd somewhere && ...
-    re.compile(r"^\s*(?:\w+=\S+\s+)+"),              # ENV=x ...
-    re.compile(r"\s+\d?>>?\s*(?:&\d|/dev/null)"),   # 2>&1, 2>/dev/null
-    re.compile(r"\s*\|\s*(?:head|tail|less|more|cat)(?:\s+-?[\w=]+)*\s*$"),  # | tail -20
-    re.compile(r"^\s*timeout\s+\S+\s+"),
+    compile_later(r"^\s*cd\s+\S+\s*&&\s*"),            # cd somewhere && ...
+    compile_later(r"^\s*(?:\w+=\S+\s+)+"),              # ENV=x ...
+    compile_later(r"\s+\d?>>?\s*(?:&\d|/dev/null)"),   # 2>&1, 2>/dev/null
+    compile_later(r"\s*\|\s*(?:head|tail|less|more|cat)(?:\s+-?[\w=]+)*\s*$"),  # | tail -20
+    compile_later(r"^\s*timeout\s+\S+\s+"),
 )
 
 

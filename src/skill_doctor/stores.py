@@ -31,13 +31,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
+from .patterns import compile_later
+
 _PEEK = 64 * 1024
-_CWD = re.compile(r'"(?:cwd|directory)"\s*:\s*"((?:[^"\\]|\\.)*)"')
-_TIME = re.compile(r'"(?:timestamp|startTime)"\s*:\s*"([^"]+)"')
-_SESSION_ID = re.compile(r'"(?:sessionId|session_id)"\s*:\s*"([^"]+)"')
-_PARENT_THREAD = re.compile(r'"parent_thread_id"\s*:\s*"([^"]+)"')
-_PARENT_ID = re.compile(r'"parentID"\s*:\s*"([^"]+)"')
-_META_ID = re.compile(r'"type"\s*:\s*"session_meta"\s*,\s*"payload"\s*:\s*\{\s*"id"\s*:\s*"([^"]+)"')
+_CWD = compile_later(r'"(?:cwd|directory)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_TIME = compile_later(r'"(?:timestamp|startTime)"\s*:\s*"([^"]+)"')
+_SESSION_ID = compile_later(r'"(?:sessionId|session_id)"\s*:\s*"([^"]+)"')
+_PARENT_THREAD = compile_later(r'"parent_thread_id"\s*:\s*"([^"]+)"')
+_PARENT_ID = compile_later(r'"parentID"\s*:\s*"([^"]+)"')
+_META_ID = compile_later(r'"type"\s*:\s*"session_meta"\s*,\s*"payload"\s*:\s*\{\s*"id"\s*:\s*"([^"]+)"')
 
 _VSCODE_EXTENSIONS = ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code")
 

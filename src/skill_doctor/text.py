@@ -6,6 +6,8 @@ import difflib
 import re
 from typing import Iterator
 
+from .patterns import compile_later
+
 # Texts past these sizes are kept as head and tail only (with the full length recorded on
 # the turn), so memory per turn is bounded whatever a tool printed or an agent wrote.
 KEEP_CHARS = 16 * 1024  # user and assistant messages
@@ -86,7 +88,7 @@ def clip(text: str, limit: int = KEEP_CHARS, among: str | None = None) -> str:
 
 # How harnesses mark output they cut themselves ("…11637 tokens truncated…", "[Output too
 # long]"): an answer resting on such output rests on what was never seen.
-HARNESS_CUT = re.compile(r"tokens? truncated|output truncated|\[truncated|\(truncated\)|characters? "
+HARNESS_CUT = compile_later(r"tokens? truncated|output truncated|\[truncated|\(truncated\)|characters? "
                          r"(?:were )?(?:elided|omitted|truncated)|lines? (?:elided|omitted|truncated)"
                          r"|Output too long", re.I)
 # Every marker holds one of these as written, so a plain find spares the search.
@@ -122,7 +124,7 @@ def line_of(text: str, match: re.Match[str]) -> str:
     return text[start:] if end == -1 else text[start:end]
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n+")
+_SENTENCE_END = compile_later(r"(?<=[.!?:])\s+|\n+")
 
 
 def sentences(text: str) -> list[str]:
@@ -195,8 +197,8 @@ class CaselessPattern:
             raise ValueError(f"not a lower-case pattern without backreferences: {source!r}")
         self.pattern = source
         self.flags = flags
-        self.caseless = re.compile(source, flags | re.IGNORECASE)
-        self.folded = re.compile(source, flags)
+        self.caseless = compile_later(source, flags | re.IGNORECASE)
+        self.folded = compile_later(source, flags)
         self.required = required
 
     def _target(self, text: str) -> tuple[re.Pattern[str], str] | None:
@@ -268,7 +270,7 @@ def _added_text_diff(old_name: str, new_name: str, lines: list[str]) -> str:
 
 
 # Chinese, Japanese and Korean text has no spaces between words: count its characters.
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK = compile_later(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def word_count(text: str) -> int:

@@ -13,6 +13,7 @@ import functools
 import shlex
 from typing import Any, Mapping
 
+from .patterns import compile_later
 from . import diffs
 from .model import FileEdit, ToolKind
 
@@ -56,17 +57,17 @@ _SHELL_NEUTRAL = {"cd", "pushd", "popd", "echo", "printf", "true", "false", "set
                   "source", ".", "pwd", "sleep", ":", "clear", "unset", "mkdir", "then", "fi",
                   "do", "done", "else", "if", "test", "["}
 _INTERPRETERS = {"python", "python3", "node", "perl", "ruby", "bun", "deno", "php"}
-_SCRIPT_WRITES = re.compile(
+_SCRIPT_WRITES = compile_later(
     r"\.write_text\(|\.write_bytes\(|writeFileSync\(|writeFile\(|\bopen\([^)]*['\"][wa]\+?b?['\"]"
     r"|\.write\(|File\.write|file_put_contents\(|os\.replace\(|shutil\.(?:copy|move)"
     # data written by libraries: pandas frames, arrays, pickles, models, figures
     r"|\.to_(?:csv|parquet|json|excel|pickle|feather|hdf|html|markdown|xml)\("
     r"|\.save(?:fig|txt|z)?\("
     r"|\b(?:json|pickle|yaml|joblib|torch)\.dump\(|\btorch\.save\(")
-_SCRIPT_PATHS = re.compile(
+_SCRIPT_PATHS = compile_later(
     r"(?:Path|open|writeFileSync|writeFile|readFileSync|\.to_[a-z]+|\.save(?:fig|txt|z)?)"
     r"\(\s*['\"]([^'\"\n]+)['\"]")
-_HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
+_HEREDOC = compile_later(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _SPLITTERS = {";", "&&", "||", "|", "&", "(", ")", ";;", "|&"}
 _WRITE_REDIRECTS = {">", ">>", ">|", "&>", "&>>"}
 
@@ -99,12 +100,12 @@ def input_path(tool_input: Mapping[str, Any] | None) -> str | None:
 
 
 # One shell token: an operator, or a word made of unquoted runs, quoted strings and escapes.
-_SHELL_TOKEN = re.compile(r"""
+_SHELL_TOKEN = compile_later(r"""
     (?P<space>\s+)
   | (?P<op>\|\||&&|;;|\|&|&>>|&>|>\||>>|>&|<<<|<<-|<<|<&|[|;&<>()])
   | (?P<word>(?:[^\s|;&<>()'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+)
 """, re.VERBOSE | re.DOTALL)
-_QUOTED = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""", re.DOTALL)
+_QUOTED = compile_later(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""", re.DOTALL)
 
 
 def _unquote(word: str) -> str:
@@ -201,8 +202,8 @@ def _balanced(text: str) -> bool:
 # Where a shell text's quoting stands after a piece of it: outside any quote, inside single or
 # double quotes, or just after a backslash (outside quotes, or inside double quotes).
 _UNQUOTED, _SINGLE, _DOUBLE, _ESCAPED, _ESCAPED_IN_DOUBLE = range(5)
-_NEXT_OUTSIDE = re.compile(r"['\"\\]")
-_NEXT_IN_DOUBLE = re.compile(r'["\\]')
+_NEXT_OUTSIDE = compile_later(r"['\"\\]")
+_NEXT_IN_DOUBLE = compile_later(r'["\\]')
 
 
 def _quote_state(text: str, state: int = _UNQUOTED) -> int:
@@ -356,7 +357,7 @@ def _analyse(command: str) -> tuple[list[str], list[str], ToolKind, list[FileEdi
 
 # Any reading or listing program as a word of its own: a command line without one shows no
 # file, and most command lines are answered by this one search.
-_LOOKS = re.compile(r"(?:^|[\s/;&|(`'\"])(?:%s)(?=[\s'\"]|$)" % "|".join(
+_LOOKS = compile_later(r"(?:^|[\s/;&|(`'\"])(?:%s)(?=[\s'\"]|$)" % "|".join(
     sorted(_SHELL_READERS | _SHELL_LISTERS, key=len, reverse=True)))
 
 
@@ -400,7 +401,7 @@ def shell_file_effects(command: str) -> tuple[list[str], list[str], ToolKind]:
 _METADATA_READERS = {"wc", "stat", "file"}
 # Programs that pass lines through unchanged (a read piped through them shows the same lines).
 _LINE_KEEPERS = {"cat", "nl", "less", "more", "bat", "expand"}
-_SED_RANGE = re.compile(r"(\d+)(?:,(\d+|\$))?p")
+_SED_RANGE = compile_later(r"(\d+)(?:,(\d+|\$))?p")
 
 
 def _line_count(args: list[str]) -> int | str | None:

@@ -38,6 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import BinaryIO
 
+from ..patterns import compile_later
 from ..model import ParseProblem, Role
 from .builder import TranscriptBuilder
 from .started import ACTIVITY, start_failure
@@ -48,12 +49,12 @@ HARNESS = "asciicast"
 MAX_OUTPUT_CHARS = 32 * 1024 * 1024
 _BATCH_BYTES = 4 * 1024 * 1024  # events parsed per call into the JSON parser
 MAX_TYPED_CHARS = 1024 * 1024  # of one typed command line; the rest is dropped
-_HEADER = re.compile(r'\A\s*\{[^\n]*"version"\s*:\s*([23])\b')
-_HEADER_SIZE = re.compile(r'"(?:width|height|term)"\s*:')
-_EVENT = re.compile(r'^\[\s*-?[\d.eE+-]+\s*,\s*"[a-z]"', re.MULTILINE)
+_HEADER = compile_later(r'\A\s*\{[^\n]*"version"\s*:\s*([23])\b')
+_HEADER_SIZE = compile_later(r'"(?:width|height|term)"\s*:')
+_EVENT = compile_later(r'^\[\s*-?[\d.eE+-]+\s*,\s*"[a-z]"', re.MULTILINE)
 # What the terminal shows that is no part of the stream: CSI and OSC sequences, charset and
 # keypad switches. None of them spans a line end, so line numbers survive stripping.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
+_ANSI = compile_later(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
                    r"|\x1b[()][0-9A-Za-z]|\x1b[=>78cDEHM]")
 # Agents whose task is an argument of their command line, and the options that carry it.
 _AGENT_TASK_OPTIONS = {

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import BinaryIO
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .claude_code import classify_user_text, result_outcome, result_text, tool_output
 from .fields import items, text_or_none, tool_arguments
@@ -29,8 +30,8 @@ from .jsonl import UNREADABLE, read_document
 
 HARNESS = "atif"
 
-_SCHEMA = re.compile(r'"schema_version"\s*:\s*"ATIF-v\d')
-_METADATA_TRAILER = re.compile(r"\n*\[metadata\] \{.*\}\s*$", re.DOTALL)
+_SCHEMA = compile_later(r'"schema_version"\s*:\s*"ATIF-v\d')
+_METADATA_TRAILER = compile_later(r"\n*\[metadata\] \{.*\}\s*$", re.DOTALL)
 
 
 def sniff(head: str) -> bool:

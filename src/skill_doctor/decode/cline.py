@@ -21,6 +21,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..patterns import compile_later
 from ..text import iso_from_millis as _iso
 from .builder import TranscriptBuilder
 from .fields import exit_code as _exit_code, items, json_text
@@ -28,20 +29,20 @@ from .jsonl import UNREADABLE, read_document
 
 HARNESS = "cline"
 
-_UI_HEAD = re.compile(r'^\[\s*\{\s*"ts"\s*:\s*\d+\s*,\s*"type"\s*:\s*"(?:say|ask)"')
-_API_HEAD = re.compile(r'^\[\s*\{\s*"role"\s*:\s*"(?:user|assistant)"\s*,\s*"content"')
-_API_MARKERS = re.compile(r"<task>|<environment_details>|\] Result:|<feedback>")
-_RESULT = re.compile(r"^\[([A-Za-z_]+)(?: for .*?)?\] Result:[ \t]*\n?", re.DOTALL)
-_EXIT = re.compile(r"\(exit code (-?\d+)\)|failed with exit code (-?\d+)|exited with code (-?\d+)")
-_WRAPPED = re.compile(r"<(task|feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+_UI_HEAD = compile_later(r'^\[\s*\{\s*"ts"\s*:\s*\d+\s*,\s*"type"\s*:\s*"(?:say|ask)"')
+_API_HEAD = compile_later(r'^\[\s*\{\s*"role"\s*:\s*"(?:user|assistant)"\s*,\s*"content"')
+_API_MARKERS = compile_later(r"<task>|<environment_details>|\] Result:|<feedback>")
+_RESULT = compile_later(r"^\[([A-Za-z_]+)(?: for .*?)?\] Result:[ \t]*\n?", re.DOTALL)
+_EXIT = compile_later(r"\(exit code (-?\d+)\)|failed with exit code (-?\d+)|exited with code (-?\d+)")
+_WRAPPED = compile_later(r"<(task|feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
 _XML_TOOLS = (
     "read_file write_to_file replace_in_file execute_command search_files list_files "
     "list_code_definition_names browser_action use_mcp_tool access_mcp_resource "
     "ask_followup_question attempt_completion new_task plan_mode_respond apply_diff "
     "insert_content search_and_replace fetch_instructions update_todo_list switch_mode "
     "codebase_search web_fetch").split()
-_XML_CALL = re.compile(r"<(%s)>(.*?)</\1>" % "|".join(_XML_TOOLS), re.DOTALL)
-_XML_PARAM = re.compile(r"<([a-z_]+)>\n?(.*?)\n?</\1>", re.DOTALL)
+_XML_CALL = compile_later(r"<(%s)>(.*?)</\1>" % "|".join(_XML_TOOLS), re.DOTALL)
+_XML_PARAM = compile_later(r"<([a-z_]+)>\n?(.*?)\n?</\1>", re.DOTALL)
 _INJECTED = (
     ("<environment_details>", "environment"),
     ("[TASK RESUMPTION]", "resumption"),
@@ -232,7 +233,7 @@ _UI_TOOL_NAMES = {"readFile": "read_file", "editedExistingFile": "replace_in_fil
 # Every request's environment details name the workspace folder. The session's cwd is the one
 # named in most of them (a task resumed elsewhere keeps its majority); a session spread over
 # folders with none in the majority keeps no cwd, rather than make the others "outside".
-_CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
+_CWD = compile_later(r"# Current Working Directory \((.+?)\) Files")
 
 
 def _note_cwd(folders: dict[str, int], text: str) -> None:

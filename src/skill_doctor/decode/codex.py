@@ -21,16 +21,17 @@ import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .fields import exit_code as _exit_code, items, json_text
 from .jsonl import iter_records
 
 HARNESS = "codex"
 
-_ENVELOPE = re.compile(
+_ENVELOPE = compile_later(
     r'"type":\s*"(?:session_meta|response_item|event_msg|turn_context|compacted)"')
-_LEGACY_HEADER = re.compile(r'^\{"id":\s*"[^"]+",\s*"timestamp":\s*"[^"]*",\s*"instructions"')
-_LEGACY_STATE = re.compile(r'^\{"record_type":\s*"state"')
+_LEGACY_HEADER = compile_later(r'^\{"id":\s*"[^"]+",\s*"timestamp":\s*"[^"]*",\s*"instructions"')
+_LEGACY_STATE = compile_later(r'^\{"record_type":\s*"state"')
 
 # Leading markers of text Codex injects as user or developer messages, and their meta tag.
 _INJECTED = (
@@ -46,13 +47,13 @@ _INJECTED = (
     ("<turn_aborted>", "interrupt"),
     ("<user_shell_command>", "bash-mode"),
 )
-_TAGGED_BLOCK = re.compile(r"^<([a-z_][a-z_ -]*)>.*</\1>\s*$", re.DOTALL)
+_TAGGED_BLOCK = compile_later(r"^<([a-z_][a-z_ -]*)>.*</\1>\s*$", re.DOTALL)
 
-_EXIT_TEXT = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
-_EXIT_UNIFIED = re.compile(r"^Process exited with code (-?\d+)", re.MULTILINE)
-_OUTPUT_MARK = re.compile(r"^Output:\n", re.MULTILINE)
+_EXIT_TEXT = compile_later(r"^Exit code: (-?\d+)", re.MULTILINE)
+_EXIT_UNIFIED = compile_later(r"^Process exited with code (-?\d+)", re.MULTILINE)
+_OUTPUT_MARK = compile_later(r"^Output:\n", re.MULTILINE)
 # Unified exec: the program is still running; `write_stdin` with this session id reads on.
-_RUNNING = re.compile(r"^Process running with session ID (\d+)", re.MULTILINE)
+_RUNNING = compile_later(r"^Process running with session ID (\d+)", re.MULTILINE)
 _KEEP_RUNNING = 64 * 1024  # of a running program's output, the latest part is kept
 
 
@@ -358,7 +359,7 @@ def _id(p: dict) -> str | None:
 
 # -- `codex exec --json` event stream -----------------------------------
 
-_EXEC_EVENT = re.compile(
+_EXEC_EVENT = compile_later(
     r'^\{"type":\s*"(?:thread\.started|turn\.started|item\.(?:started|updated|completed))"')
 
 

@@ -18,19 +18,20 @@ import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .fields import exit_code as _exit_code, items
 from .jsonl import iter_records, loads
 
 HARNESS = "gemini"
 
-_SESSION = re.compile(r'"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"')
-_STREAM_TOOL = re.compile(r'"type"\s*:\s*"(?:tool_use|tool_result)"[^\n]*"tool_id"')
-_STREAM_INIT = re.compile(r'^\{"type"\s*:\s*"init"[^\n]*"session_id"', re.MULTILINE)
-_STREAM_MESSAGE = re.compile(
+_SESSION = compile_later(r'"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"')
+_STREAM_TOOL = compile_later(r'"type"\s*:\s*"(?:tool_use|tool_result)"[^\n]*"tool_id"')
+_STREAM_INIT = compile_later(r'^\{"type"\s*:\s*"init"[^\n]*"session_id"', re.MULTILINE)
+_STREAM_MESSAGE = compile_later(
     r'^\{"type"\s*:\s*"message"\s*,\s*(?:"timestamp"\s*:\s*"[^"]*"\s*,\s*)?"role"\s*:\s*'
     r'"(?:user|assistant)"\s*,\s*"content"\s*:\s*"', re.MULTILINE)
-_EXIT = re.compile(r"^Exit Code: (-?\d+)", re.MULTILINE)
+_EXIT = compile_later(r"^Exit Code: (-?\d+)", re.MULTILINE)
 _SETUP = "This is the Gemini CLI. We are setting up the context for our chat"
 
 

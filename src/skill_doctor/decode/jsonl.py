@@ -33,6 +33,7 @@ from typing import Any, BinaryIO, Iterator
 
 import orjson as _orjson
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 
 _DECODE_ERRORS = (ValueError, RecursionError, TypeError)
@@ -106,8 +107,8 @@ def loads(data: bytes | str) -> Any:
     return parse(data)[0]
 
 
-_STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
-_STRUCTURE = re.compile(rb'["{}\[\]]')
+_STRING_BODY = compile_later(rb'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
+_STRUCTURE = compile_later(rb'["{}\[\]]')
 
 
 class Bounder:

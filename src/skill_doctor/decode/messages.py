@@ -10,18 +10,18 @@ turns, never user turns. This decoder is tried last: any more specific format cl
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .fields import items, tool_arguments
 from .jsonl import UNREADABLE, read_document
 
 HARNESS = "messages"
 
-_ARRAY = re.compile(r'^\[\s*\{\s*"role"\s*:')
-_OBJECT = re.compile(r'"messages"\s*:\s*\[\s*\{\s*"role"\s*:')
+_ARRAY = compile_later(r'^\[\s*\{\s*"role"\s*:')
+_OBJECT = compile_later(r'"messages"\s*:\s*\[\s*\{\s*"role"\s*:')
 
 
 def sniff(head: str) -> bool:

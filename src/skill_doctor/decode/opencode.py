@@ -10,10 +10,10 @@ time-sortable, so messages and parts are ordered by id. The export is the same d
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
+from ..patterns import compile_later
 from ..text import iso_from_millis as _iso
 from .builder import TranscriptBuilder
 from .fields import items
@@ -21,8 +21,8 @@ from .jsonl import UNREADABLE, loads, read_document
 
 HARNESS = "opencode"
 
-_SESSION_INFO = re.compile(r'"id"\s*:\s*"ses_[^"]*"')
-_EXPORT = re.compile(r'^\{\s*"info"\s*:\s*\{')
+_SESSION_INFO = compile_later(r'"id"\s*:\s*"ses_[^"]*"')
+_EXPORT = compile_later(r'^\{\s*"info"\s*:\s*\{')
 
 
 def sniff(head: str) -> bool:

@@ -13,19 +13,19 @@ a `bashExecution` (the user's own `!` command) carries `exitCode`.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .fields import exit_code as _exit_code, items, text_or_none
 from .jsonl import iter_records
 
 HARNESS = "pi"
 
-_HEADER = re.compile(r'^\{"type"\s*:\s*"session"\s*,[^\n]*"cwd"')
-_EXITED = re.compile(r"Command exited with code (-?\d+)\s*$")
-_NO_OUTPUT = re.compile(r"^\(no output\)(?:\s*$|\n+(?=Command exited with code))")
+_HEADER = compile_later(r'^\{"type"\s*:\s*"session"\s*,[^\n]*"cwd"')
+_EXITED = compile_later(r"Command exited with code (-?\d+)\s*$")
+_NO_OUTPUT = compile_later(r"^\(no output\)(?:\s*$|\n+(?=Command exited with code))")
 
 
 def sniff(head: str) -> bool:

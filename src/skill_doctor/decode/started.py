@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 
+from ..patterns import compile_later
+
 # What a line says when a program could not run; the line around it is quoted. (A plain
 # search, expanded to the line by hand: `^.*(?:...).*$` would rescan a long line per start.)
-_FAILURE = re.compile(r"command not found|No such file or directory|INSTALL_FAIL_STATUS"
+_FAILURE = compile_later(r"command not found|No such file or directory|INSTALL_FAIL_STATUS"
                       r"|not installed|Permission denied|No module named|No space left on device"
                       r"|Traceback \(most recent call last\)")
 # Only the start of the output after the launch is searched for a failure: a failed start
@@ -24,7 +26,7 @@ _FAILURE_WINDOW = 64 * 1024
 # A harness's own progress lines: the agent at work. OpenHands (agent state changes, one
 # `POST /execute_action` per action), mini-swe-agent and SWE-agent step markers, Aider's
 # token report, Claude Code's and Gemini CLI's stream-json messages, Codex exec's log lines.
-ACTIVITY = re.compile(
+ACTIVITY = compile_later(
     r"AgentState\.(?:RUNNING|FINISHED|ERROR|AWAITING_USER_INPUT|STOPPED)"
     r"|POST /execute_action"
     r"|^[ \t]*mini-swe-agent \(step \d+|^[ \t]*(?:STEP|Step) \d+\b|🎬 ACTION|💭 THOUGHT"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..patterns import compile_later
 from .. import diffs
 from .builder import TranscriptBuilder
 from .textcommon import parse_or_partial
@@ -33,22 +34,22 @@ from .textparse import Block
 HARNESS = "aider"
 
 _REQUEST_COMMANDS = ("/code", "/ask", "/architect", "/chat")
-_SEARCH_MARK = re.compile(r"^[<]{5,}\s*SEARCH\s*$", re.MULTILINE)
-_APPLIED = re.compile(r"^Applied edit to (.+?)\s*$")
-_COMMIT = re.compile(r"^Commit ([0-9a-f]{7,}) (.+?)\s*$")
-_FAILED = re.compile(r"did not conform to the edit format|Failed to apply|SearchReplaceNoExactMatch"
+_SEARCH_MARK = compile_later(r"^[<]{5,}\s*SEARCH\s*$", re.MULTILINE)
+_APPLIED = compile_later(r"^Applied edit to (.+?)\s*$")
+_COMMIT = compile_later(r"^Commit ([0-9a-f]{7,}) (.+?)\s*$")
+_FAILED = compile_later(r"did not conform to the edit format|Failed to apply|SearchReplaceNoExactMatch"
                      r"|doesn't match lines in")
-_MODEL = re.compile(r"^(?:Main model|Model): (\S+)")
-_RUNNING = re.compile(r"^Running (.+?)\s*$")
-_RUN_COMMAND = re.compile(r"^(?:/run|/test|!)\s*(.+)$", re.DOTALL)
+_MODEL = compile_later(r"^(?:Main model|Model): (\S+)")
+_RUNNING = compile_later(r"^Running (.+?)\s*$")
+_RUN_COMMAND = compile_later(r"^(?:/run|/test|!)\s*(.+)$", re.DOTALL)
 # Console lines that are aider's own prompts and notices around a command, not its output.
-_RUN_NOTICE = re.compile(r"^(?:Add command output to the chat\?|Add \S+ tokens of command output"
+_RUN_NOTICE = compile_later(r"^(?:Add command output to the chat\?|Add \S+ tokens of command output"
                          r"|Added \d+ lines? of output to the chat|Run shell commands?\?"
                          r"|Running |Ok\.?$)")
-_OUTPUT_ADDED = re.compile(r"^(?:Add(?:ed)? (?:command output|\d+ lines? of output|\S+ tokens of "
+_OUTPUT_ADDED = compile_later(r"^(?:Add(?:ed)? (?:command output|\d+ lines? of output|\S+ tokens of "
                            r"command output) to the chat)")
-_UDIFF_FILE = re.compile(r"^\+\+\+ (?:b/)?(.+?)\s*$", re.MULTILINE)
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_UDIFF_FILE = compile_later(r"^\+\+\+ (?:b/)?(.+?)\s*$", re.MULTILINE)
+_HUNK = compile_later(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def decode_text(source: str, text: str) -> TranscriptBuilder:

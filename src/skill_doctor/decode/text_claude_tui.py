@@ -15,13 +15,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .textcommon import dedent, parse_or_partial
 
 HARNESS = "claude-code-text"
 
-_CALL = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)?)\((.*)\)\s*$", re.DOTALL)
-_COLLAPSED = re.compile(
+_CALL = compile_later(r"^([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)?)\((.*)\)\s*$", re.DOTALL)
+_COLLAPSED = compile_later(
     r"^(Read|Searched for|Listed|Wrote|Updated|Edited|Fetched|Ran)\b.*\((?:ctrl\+\w to expand)\)\s*$")
 _COLLAPSED_TOOLS = {"Read": "Read", "Searched for": "Grep", "Listed": "LS", "Wrote": "Write",
                     "Updated": "Edit", "Edited": "Edit", "Fetched": "WebFetch", "Ran": "Bash"}
@@ -34,12 +35,12 @@ _MAIN_KEY = {"Bash": "command", "Read": "file_path", "Edit": "file_path", "Write
              "MultiEdit": "file_path", "LS": "path", "Task": "description", "WebFetch": "url",
              "WebSearch": "query", "Glob": "pattern", "Grep": "pattern",
              "NotebookEdit": "notebook_path", "Skill": "skill"}
-_KV = re.compile(r'(\w+):\s*"((?:[^"\\]|\\.)*)"')
-_DIFF_LINE = re.compile(r"^\s*\d+(?: ([-+ ])(?:  (.*))?)?$")
-_ERROR = re.compile(r"^(?:Error|User rejected|No \(tell Claude|Interrupted by user|"
+_KV = compile_later(r'(\w+):\s*"((?:[^"\\]|\\.)*)"')
+_DIFF_LINE = compile_later(r"^\s*\d+(?: ([-+ ])(?:  (.*))?)?$")
+_ERROR = compile_later(r"^(?:Error|User rejected|No \(tell Claude|Interrupted by user|"
                     r"<tool_use_error>)")
-_SLASH = re.compile(r"/[\w:-]+(?: \S+)?")  # a bare slash command, not a request mentioning one
-_CWD = re.compile(r"cwd: (\S+)")
+_SLASH = compile_later(r"/[\w:-]+(?: \S+)?")  # a bare slash command, not a request mentioning one
+_CWD = compile_later(r"cwd: (\S+)")
 
 
 def decode_text(source: str, text: str) -> TranscriptBuilder:

@@ -16,12 +16,13 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .fields import json_text
 from .textcommon import LINE_BODY, Blocks, diff_snippets, output_status, parse_or_partial
 from .textparse import Block
 
-_ROLE = re.compile(
+_ROLE = compile_later(
     r"(User|USER|Human|You|Prompt|PROMPT|Assistant|ASSISTANT|AI|Claude|Cursor|Agent|Model|MODEL|"
     r"Gemini|Response|RESPONSE|System|SYSTEM|Tool|TOOL|Observation)")
 _ROLES = {"user": "user", "human": "user", "you": "user", "prompt": "user",
@@ -29,13 +30,13 @@ _ROLES = {"user": "user", "human": "user", "you": "user", "prompt": "user",
           "cursor": "assistant", "agent": "assistant", "model": "assistant",
           "gemini": "assistant", "response": "assistant", "system": "system", "tool": "tool",
           "observation": "observation"}
-_TIME = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z?|\b\d\d:\d\d(?::\d\d)?\b")
-_INLINE = re.compile(r"^(?:\*\*)?\w+(?:[:：]\*\*|\*\*[:：]|[:：])[ \t]+(\S.*)$")
-_LEADING_STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.]+Z?\]?[ \t]+|^\[\d\d:\d\d(?::\d\d)?\][ \t]+")
-_BULLET = re.compile(r"^- \*\*(\d\d?:\d\d)\*\* [—–-] (.*)$")
-_STAMP_LINE = re.compile(r"^\*\*\[(\d{4}-\d\d-\d\d[ T][\d:.]+Z?)\]\*\*[ \t]*$")
-_CCTRACE_USE = re.compile(r"^🔧 \*\*Tool Use: ([^*]+)\*\*(?: \(ID: ([^)]+)\))?[ \t]*$", re.MULTILINE)
-_CCTRACE_RESULT = re.compile(r"^📊 \*\*Tool Result:\*\*[ \t]*$", re.MULTILINE)
+_TIME = compile_later(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z?|\b\d\d:\d\d(?::\d\d)?\b")
+_INLINE = compile_later(r"^(?:\*\*)?\w+(?:[:：]\*\*|\*\*[:：]|[:：])[ \t]+(\S.*)$")
+_LEADING_STAMP = compile_later(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.]+Z?\]?[ \t]+|^\[\d\d:\d\d(?::\d\d)?\][ \t]+")
+_BULLET = compile_later(r"^- \*\*(\d\d?:\d\d)\*\* [—–-] (.*)$")
+_STAMP_LINE = compile_later(r"^\*\*\[(\d{4}-\d\d-\d\d[ T][\d:.]+Z?)\]\*\*[ \t]*$")
+_CCTRACE_USE = compile_later(r"^🔧 \*\*Tool Use: ([^*]+)\*\*(?: \(ID: ([^)]+)\))?[ \t]*$", re.MULTILINE)
+_CCTRACE_RESULT = compile_later(r"^📊 \*\*Tool Result:\*\*[ \t]*$", re.MULTILINE)
 _SHELL_FENCES = {"bash", "sh", "shell", "console", "zsh", "terminal"}
 _OUTPUT_FENCES = {"output", "stdout", "text", "log"}
 _PATH_TOOLS = {"read": "file_path", "write": "file_path", "edit": "file_path", "ls": "path",
@@ -285,7 +286,7 @@ _FENCE_OR_USE = Blocks([
      r"\+(?P<plus>\d+)[ \t]*(?:\n-(?P<minus>\d+)[ \t]*)?$", None),
     (rf"^<details>\s*<summary>💭(?P<details>{LINE_BODY})", r"^</details>[ \t]*$"),
 ], re.DOTALL | re.MULTILINE)
-FENCE_AFTER = re.compile(rf"\s*^```([^\n]*)\n({LINE_BODY})^```[ \t]*$", re.DOTALL | re.MULTILINE)
+FENCE_AFTER = compile_later(rf"\s*^```([^\n]*)\n({LINE_BODY})^```[ \t]*$", re.DOTALL | re.MULTILINE)
 
 
 def _first_solid(text: str, cursor: int) -> int:

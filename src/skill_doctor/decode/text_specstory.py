@@ -16,23 +16,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .textcommon import FENCE, Blocks, diff_snippets, parse_or_partial
 from .textparse import Block
 
 HARNESS = "specstory"
 
-_TOOL_NAME = re.compile(r'data-tool-name="([^"]+)"')
+_TOOL_NAME = compile_later(r'data-tool-name="([^"]+)"')
 _SUMMARY = Blocks([(r"<summary>(.*?)", r"</summary>")], re.DOTALL)
 # What a generic tool-use block's output keeps out: markup and its summary.
 _MARKUP = Blocks([(r"</?details>", None), (r"</tool-use>", None), (r"<summary>.*?", r"</summary>")],
                  re.DOTALL)
-_TOOL_USE_SUMMARY = re.compile(r"Tool use: \*\*([^*]+)\*\*\s*(?:•\s*(.*))?", re.DOTALL)
-_READ_FILE = re.compile(r"^Read file: (.+?)\s*$")
-_STAMP = re.compile(r"\((\d{4}-\d\d-\d\d[ T]\d\d:\d\dZ?)\)")
-_MODEL = re.compile(r"\(model ([^,)]+)")
-_SESSION = re.compile(r"<!-- \w+ Session ([0-9a-f-]{36})")
-_QUOTED = re.compile(r'"([^"]*)"')
+_TOOL_USE_SUMMARY = compile_later(r"Tool use: \*\*([^*]+)\*\*\s*(?:•\s*(.*))?", re.DOTALL)
+_READ_FILE = compile_later(r"^Read file: (.+?)\s*$")
+_STAMP = compile_later(r"\((\d{4}-\d\d-\d\d[ T]\d\d:\d\dZ?)\)")
+_MODEL = compile_later(r"\(model ([^,)]+)")
+_SESSION = compile_later(r"<!-- \w+ Session ([0-9a-f-]{36})")
+_QUOTED = compile_later(r'"([^"]*)"')
 _SHELL_FENCES = {"bash", "sh", "shell", "zsh", "console", "powershell", "pwsh", "cmd", "bat"}
 
 

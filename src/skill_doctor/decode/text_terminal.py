@@ -13,23 +13,24 @@ from __future__ import annotations
 
 import re
 
+from ..patterns import compile_later
 from ..model import ParseProblem
 from .builder import TranscriptBuilder
 from .fields import exit_code
 from .started import start_failure
 from .textcommon import FENCE, Blocks, parse_or_partial
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]"
+_ANSI = compile_later(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]"
                    r"|\x1b[=>78cDEHM]")
-_SPINNER = re.compile(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for the LM to respond\.\.\.")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_RETURNCODE = re.compile(r"<returncode>(-?\d+)</returncode>")
+_SPINNER = compile_later(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for the LM to respond\.\.\.")
+_CONTROL = compile_later(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_RETURNCODE = compile_later(r"<returncode>(-?\d+)</returncode>")
 _OUTPUT = Blocks([(r"<output(?:_head)?>\n?(.*?)", r"</output(?:_tail)?>")], re.DOTALL)
-_TIMEOUT = re.compile(r"timed out and has been killed")
-_PROMPT_LINE = re.compile(r"^\S+@\S+:[^\n]*[#$] |^Saved trajectory to ", re.MULTILINE)
-_RULE = re.compile(r"^[─━-]{10,}.*$", re.MULTILINE)
-_STEP_COST = re.compile(r"\(step (\d+), \$([\d.]+)\)")
-_SERVER_LOG = re.compile(r"\b(?:INFO|DEBUG|WARNING|ERROR)\b.*\b(?:action_execution_server|runtime|"
+_TIMEOUT = compile_later(r"timed out and has been killed")
+_PROMPT_LINE = compile_later(r"^\S+@\S+:[^\n]*[#$] |^Saved trajectory to ", re.MULTILINE)
+_RULE = compile_later(r"^[─━-]{10,}.*$", re.MULTILINE)
+_STEP_COST = compile_later(r"\(step (\d+), \$([\d.]+)\)")
+_SERVER_LOG = compile_later(r"\b(?:INFO|DEBUG|WARNING|ERROR)\b.*\b(?:action_execution_server|runtime|"
                          r"uvicorn|ActionExecutor|CmdRunAction|FileEditAction|AgentController)\b"
                          r"|^\d\d:\d\d:\d\d - openhands:", re.IGNORECASE)
 _LAUNCH = Blocks([(r"[#$] (?:mini|mini-swe-agent|openhands)\b[^\n]*?(?:-t|--task) '(.*?)",

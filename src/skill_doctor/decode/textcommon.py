@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 from typing import Iterator
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .fields import exit_code
 from .textparse import Block, error_offset, parse, problem_from
@@ -75,7 +76,7 @@ class Blocks:
 LINE_BODY = r"(?:[^\n]*\n)*?(?:[^\n]+\Z)??"
 # A fenced block: group 1 the info string, group 2 the body.
 FENCE = Blocks([(rf"^```([^\n]*)\n({LINE_BODY})", r"^```[ \t]*$")], re.DOTALL | re.MULTILINE)
-_EXIT_CODE = re.compile(r"^(?:Error: )?Exit code (\d+)")
+_EXIT_CODE = compile_later(r"^(?:Error: )?Exit code (\d+)")
 
 
 def parse_or_partial(b: TranscriptBuilder, grammar: str, text: str, *, start: str = "start",

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator
 
+from ..patterns import compile_later
 from .. import resources
 from ..model import ParseProblem
 from ..text import cut
@@ -59,7 +60,7 @@ _GUARDS: dict[tuple[str, str], tuple[str, str, str]] = {
     ("specstory", "DETAILS"): (r"[ \t]*<details[^\n]*\n", r"^[ \t]*</details>",
                                r"[ \t]*</details>"),
 }
-_TERMINAL = re.compile(r"^([A-Z][A-Z0-9_]*)(?:\.(-?\d+))?[ \t]*:[ \t]*/(.*)/[ \t]*$", re.MULTILINE)
+_TERMINAL = compile_later(r"^([A-Z][A-Z0-9_]*)(?:\.(-?\d+))?[ \t]*:[ \t]*/(.*)/[ \t]*$", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)

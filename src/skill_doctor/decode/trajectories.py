@@ -24,24 +24,25 @@ import shlex
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..patterns import compile_later
 from .builder import TranscriptBuilder
 from .fields import exit_code, items, json_text, tool_arguments
 from .jsonl import UNREADABLE, read_document
 
 HARNESS = "trajectory"
 
-_SWE = re.compile(r'"(?:trajectory|history)"\s*:\s*\[')
-_SWE_INNER = re.compile(r'"message_type"\s*:|"observation"\s*:|"action"\s*:')
-_MINI = re.compile(r'"trajectory_format"\s*:\s*"mini-swe-agent')
-_MINI_BARE = re.compile(r'^\[\s*\{\s*"role"\s*:\s*"system"')
-_OPENHANDS = re.compile(r'^\[\s*\{')
-_OPENHANDS_ID = re.compile(r'"id"\s*:\s*\d+\s*[,}]')
-_OPENHANDS_KIND = re.compile(r'"(?:action|observation)"\s*:\s*"[a-z_]+"')
-_OPENHANDS_INNER = re.compile(r'"source"\s*:\s*"(?:user|agent|environment)"')
-_OPEN_FILE = re.compile(r"\(Open file: ([^)\n]*)\)")
-_FENCE = re.compile(r"```(?:bash|sh|mswea_bash_command)?[ \t]*\n(.*?)```", re.DOTALL)
-_RETURNCODE = re.compile(r"<returncode>(-?\d+)</returncode>")
-_LINE_EDIT = re.compile(r"^edit\s+(\d+):(\d+)\s*\n(.*?)(?:\nend_of_edit\s*)?$", re.DOTALL)
+_SWE = compile_later(r'"(?:trajectory|history)"\s*:\s*\[')
+_SWE_INNER = compile_later(r'"message_type"\s*:|"observation"\s*:|"action"\s*:')
+_MINI = compile_later(r'"trajectory_format"\s*:\s*"mini-swe-agent')
+_MINI_BARE = compile_later(r'^\[\s*\{\s*"role"\s*:\s*"system"')
+_OPENHANDS = compile_later(r'^\[\s*\{')
+_OPENHANDS_ID = compile_later(r'"id"\s*:\s*\d+\s*[,}]')
+_OPENHANDS_KIND = compile_later(r'"(?:action|observation)"\s*:\s*"[a-z_]+"')
+_OPENHANDS_INNER = compile_later(r'"source"\s*:\s*"(?:user|agent|environment)"')
+_OPEN_FILE = compile_later(r"\(Open file: ([^)\n]*)\)")
+_FENCE = compile_later(r"```(?:bash|sh|mswea_bash_command)?[ \t]*\n(.*?)```", re.DOTALL)
+_RETURNCODE = compile_later(r"<returncode>(-?\d+)</returncode>")
+_LINE_EDIT = compile_later(r"^edit\s+(\d+):(\d+)\s*\n(.*?)(?:\nend_of_edit\s*)?$", re.DOTALL)
 
 
 def sniff(head: str) -> bool:

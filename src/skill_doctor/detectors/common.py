@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from ..patterns import compile_later
 from ..facts import EditRecord
 
 
@@ -23,7 +24,7 @@ def runs_one_of(command: str, paths) -> bool:
 
 
 # A call that hands the work in (mini-swe-agent's final echo, SWE-agent's `submit`).
-SUBMITS = re.compile(r"^\s*(submit|echo\s+\S*(FINAL_OUTPUT|COMPLETE_TASK)\S*)\b", re.I)
+SUBMITS = compile_later(r"^\s*(submit|echo\s+\S*(FINAL_OUTPUT|COMPLETE_TASK)\S*)\b", re.I)
 
 
 _ORIENTATION_FILES = {"claude.md", "agents.md", "gemini.md", "readme.md", "readme", "readme.rst",
@@ -34,16 +35,16 @@ _ORIENTATION_FILES = {"claude.md", "agents.md", "gemini.md", "readme.md", "readm
 
 # Files a session writes for itself (background command output, scratch files): reading them
 # back is following the work, not exploring the project.
-_SCRATCH = re.compile(r"^(/private)?/tmp/|^/var/folders/|(^|/)AppData/Local/Temp/|(^|/)tasks/[^/]+"
+_SCRATCH = compile_later(r"^(/private)?/tmp/|^/var/folders/|(^|/)AppData/Local/Temp/|(^|/)tasks/[^/]+"
                       r"\.output$|^/dev/", re.I)
 
 
-_NAME_TOKEN = re.compile(r"[\w.\-]+")
+_NAME_TOKEN = compile_later(r"[\w.\-]+")
 
 
 # Line starts take spaces and tabs only: `^\s*` would run across a run of blank lines from
 # every line start in it (quadratic in the run's length).
-_IMPORT_SPEC = re.compile(
+_IMPORT_SPEC = compile_later(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w\s,*]+)"
     r"|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))"
     r"|(?:\bfrom\s+|\bimport\s*\(?\s*|\brequire\s*\(\s*)['\"]([^'\"\n]+)['\"]"
@@ -88,7 +89,7 @@ def _edited_imports(records: list[EditRecord]) -> set[str]:
     return tokens
 
 
-_CODE_SUFFIX = re.compile(r"\.(py|js|jsx|ts|tsx|go|rs|java|kt|rb|php|c|cc|cpp|h|hpp|cs|swift"
+_CODE_SUFFIX = compile_later(r"\.(py|js|jsx|ts|tsx|go|rs|java|kt|rb|php|c|cc|cpp|h|hpp|cs|swift"
                           r"|scala|sh|lua|m|mm|ex|exs|dart|vue|svelte)$")
 
 

@@ -6,6 +6,7 @@ import posixpath
 import re
 from typing import Any, Mapping
 
+from ..patterns import compile_later
 from ..diffs import edit_lines
 from ..facts import EditRecord, Facts
 from ..facts.changes import TEST_FILE, is_doc_file
@@ -13,14 +14,14 @@ from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import _CODE_SUFFIX, _ORIENTATION_FILES, _SCRATCH, _edited_imports, _import_tokens, _module_names, _name_tokens
 
 
-_GENERATED = re.compile(
+_GENERATED = compile_later(
     r"(^|/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Pipfile\.lock|uv\.lock"
     r"|Cargo\.lock|go\.sum|composer\.lock|Gemfile\.lock)$"
     r"|(^|/)(node_modules|vendor|third_party|dist|build|target|__pycache__|\.venv|venv)/"
     r"|\.(min\.js|min\.css|pyc|map)$")
 
 
-_ASSERT = re.compile(r"\b(assert\w*|expect\(|should\b|t\.(Error|Fatal|Fail))")
+_ASSERT = compile_later(r"\b(assert\w*|expect\(|should\b|t\.(Error|Fatal|Fail))")
 
 
 _CAUSES = ("generated", "outside_project", "reverted", "weakened_test", "parallel_file",
@@ -128,7 +129,7 @@ def misdirected_edits(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 # A module's other spellings: the same language's sibling suffixes, and the copies agents make.
 _SCRIPT_SUFFIXES = {".js": ".js", ".jsx": ".js", ".mjs": ".js", ".cjs": ".js", ".ts": ".js",
                     ".tsx": ".js"}
-_COPY_SUFFIX = re.compile(r"[-_.](?:new|v\d+|fixed|copy|old|backup|bak|final|updated|improved)$",
+_COPY_SUFFIX = compile_later(r"[-_.](?:new|v\d+|fixed|copy|old|backup|bak|final|updated|improved)$",
                           re.I)
 
 

@@ -7,6 +7,7 @@ import posixpath
 import re
 from typing import Any, Mapping
 
+from ..patterns import compile_later
 from ..diffs import edit_lines
 from ..facts import EditRecord, Facts
 from ..text import quote
@@ -49,16 +50,16 @@ _SHORT = {"whole_file_rewrite": "whole files rewritten for small changes",
           "rework": "edits redone", "whitespace_only": "whitespace-only changes",
           "churn": "churn"}
 _BLOCK = 4  # consecutive new lines that make a duplicated block
-_TRIVIAL = re.compile(r"^[\W_]*$|^(return|break|continue|pass|else:?|try:|finally:|end|fi|done)\W*$")
-_DOC_REQUEST = re.compile(r"\b(doc|docs|documentation|document|readme|changelog|guide|notes?|write[- ]?up"
+_TRIVIAL = compile_later(r"^[\W_]*$|^(return|break|continue|pass|else:?|try:|finally:|end|fi|done)\W*$")
+_DOC_REQUEST = compile_later(r"\b(doc|docs|documentation|document|readme|changelog|guide|notes?|write[- ]?up"
                           r"|markdown|md|explain in|describe in|summary|summari[sz]e|report)\b", re.I)
-_PROSE_FILE = re.compile(r"\.(md|mdx|markdown|rst|txt|adoc)$|(^|/)(readme|changelog)[^/]*$|(^|/)docs?/", re.I)
+_PROSE_FILE = compile_later(r"\.(md|mdx|markdown|rst|txt|adoc)$|(^|/)(readme|changelog)[^/]*$|(^|/)docs?/", re.I)
 # Text files that are a tool's input, not prose: dependency pins, a CMake build, a crawler's rules.
-_TOOL_TEXT = re.compile(r"(^|/)(?:requirements|constraints)[^/]*\.txt$|(^|/)cmakelists\.txt$"
+_TOOL_TEXT = compile_later(r"(^|/)(?:requirements|constraints)[^/]*\.txt$|(^|/)cmakelists\.txt$"
                         r"|(^|/)robots\.txt$", re.I)
 # A commit message or pull request body written to a file for `git commit -F` / `gh pr create
 # --body-file` is the operation's input, not documentation.
-_MESSAGE_FILE = re.compile(r"(^|/)[^/]*(commit|pr|pull[-_ ]?request)[-_ ]?(msg|message|body|description)"
+_MESSAGE_FILE = compile_later(r"(^|/)[^/]*(commit|pr|pull[-_ ]?request)[-_ ]?(msg|message|body|description)"
                            r"[^/]*$|(^|/)COMMIT_EDITMSG$", re.I)
 
 

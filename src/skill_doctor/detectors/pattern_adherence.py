@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..patterns import compile_later
 from ..diffs import edit_lines
 from ..facts import Facts
 from ..facts.changes import TEST_FILE
@@ -117,8 +118,8 @@ def _unlearned_conventions(facts: Facts, created: set[str]) -> list[tuple[int, s
 
 # A file name in a tool output (`src/app.ts`, `test_pager.py:12:`), outside the folders of
 # dependencies and tools, whose conventions are not the project's.
-_LISTED_NAME = re.compile(r"(?<![\w./-])((?:[\w.@-]+/)*[\w.-]+\.[A-Za-z0-9]+)\b")
-_NOT_THE_PROJECTS = re.compile(r"(^|/|['\"])(node_modules|vendor|site-packages|dist|build|target"
+_LISTED_NAME = compile_later(r"(?<![\w./-])((?:[\w.@-]+/)*[\w.-]+\.[A-Za-z0-9]+)\b")
+_NOT_THE_PROJECTS = compile_later(r"(^|/|['\"])(node_modules|vendor|site-packages|dist|build|target"
                                r"|\.venv|venv|\.git|__pycache__)/")
 
 
@@ -191,7 +192,7 @@ def _indent_width(lines: list[str], min_steps: int = 2) -> int | None:
     return width if count * 4 >= total * 3 else None
 
 
-_DEF_NAME = re.compile(r"^\s*(?:async\s+)?(?:def|function|func|fn|let|const|var)\s+([A-Za-z_]\w*)"
+_DEF_NAME = compile_later(r"^\s*(?:async\s+)?(?:def|function|func|fn|let|const|var)\s+([A-Za-z_]\w*)"
                        r"|^\s*([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+)?=(?!=)")
 
 
@@ -216,7 +217,7 @@ def _naming_case(lines: list[str]) -> str | None:
     return None
 
 
-_PROSE = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc|html?|svg|csv|json|lock)$", re.I)
+_PROSE = compile_later(r"\.(md|mdx|markdown|txt|rst|adoc|html?|svg|csv|json|lock)$", re.I)
 
 
 _CONVENTION_SAMPLE = 2000  # lines of the file read to learn its conventions
@@ -283,7 +284,7 @@ def _style_problems(file: _Conventions, added: list[str], path: str, limit: int,
     return problems
 
 
-_STRING = re.compile(r"""(?<![\w'"])(['"])(?:(?!\1)[^\\\n]|\\.)*\1""")
+_STRING = compile_later(r"""(?<![\w'"])(['"])(?:(?!\1)[^\\\n]|\\.)*\1""")
 
 
 def _quote_style(lines: list[str]) -> str | None:

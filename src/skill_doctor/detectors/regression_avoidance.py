@@ -7,6 +7,7 @@ import bisect
 import re
 from typing import Any, Mapping
 
+from ..patterns import compile_later
 from ..diffs import edit_lines
 from ..facts import Facts
 from ..facts.changes import PROSE_ONLY, TEST_FILE
@@ -17,20 +18,20 @@ from .common import _CODE_SUFFIX, PROJECT_CHECKS, \
     runs_one_of
 
 
-_DEBUG = re.compile(r"\b(breakpoint\(\)|pdb\.set_trace\(\)|import i?pdb|debugger;|binding\.pry"
+_DEBUG = compile_later(r"\b(breakpoint\(\)|pdb\.set_trace\(\)|import i?pdb|debugger;|binding\.pry"
                     r"|dbg!\(|console\.log\(\s*['\"]debug|var_dump\()", re.I)
 
 
-_TODO = re.compile(r"(#|//|/\*|--|<!--)\s*(TODO|FIXME|XXX|HACK)\b")
+_TODO = compile_later(r"(#|//|/\*|--|<!--)\s*(TODO|FIXME|XXX|HACK)\b")
 
 
-_SKIP = re.compile(r"(@pytest\.mark\.skip|@unittest\.skip|\bpytest\.skip\(|\b(it|describe|test)"
+_SKIP = compile_later(r"(@pytest\.mark\.skip|@unittest\.skip|\bpytest\.skip\(|\b(it|describe|test)"
                    r"\.skip\(|\bx(it|describe)\(|\bt\.Skip\(|#\[ignore\])")
 
 
 # Patterns run over whole texts with re.M start lines with `[^\S\n]*`, not `\s*`, which would
 # run across a run of blank lines from every line start in it (quadratic in the run's length).
-_COMMENT_LINE = re.compile(r"^[^\S\n]*(#|//)", re.M)
+_COMMENT_LINE = compile_later(r"^[^\S\n]*(#|//)", re.M)
 
 
 # Literal words one of which each leftover pattern needs: a substring test rules most edits
@@ -55,7 +56,7 @@ def _line_matching(pattern: re.Pattern[str], text: str, needs: tuple[str, ...] =
     return line_of(text, match) if match is not None else None
 
 
-_COMMENTED_CODE = re.compile(
+_COMMENTED_CODE = compile_later(
     r"^\s*(#|//)(?![!:])\s*(?!(type|noqa|pylint|eslint|ts-|prettier|fmt|nosec|pragma)\b)"
     r"((def|class|import|from|if|elif|else|for|while|try|except|const|let|var|function"
     r"|await|yield)\b.*[:;)\]}]\s*$|return\s+(\S+|.*[-+*/%<>=(\[].*)\s*;?\s*$|[A-Za-z_][\w.\[\]'\"]*\s*(\(.*\)|[-+*/]?=(?!=)\s*\S.*)\s*;?\s*$)")
@@ -64,17 +65,17 @@ _COMMENTED_CODE = re.compile(
 # A comment standing in for code a whole-file write left out ("/* ... rest of your existing
 # styles remain unchanged ... */", "// ... existing code ..."): the file is what was written,
 # so the code it stands for is gone.
-_ELIDED = re.compile(
+_ELIDED = compile_later(
     r"^[^\S\n]*(?://|#|/\*|<!--|\{/\*|--)[^\S\n]*(?:\.{3}|\u2026)?[^\S\n]*(?:the )?(?:rest of|remaining|other|existing"
     r"|previous)\b[^\n]{0,60}?(?:unchanged|the same|as before|as is|as-is|here|remains?|stays?"
     r"|omitted|\.{3}|\u2026)"
     r"|^[^\S\n]*(?://|#|/\*|<!--|\{/\*)[^\S\n]*(?:\.{3}|\u2026)[^\S\n]*(?:existing|rest|other|previous|remaining)\b",
     re.I | re.M)
 # Stylesheets and markup lose their rules to such a comment as code does.
-_ELIDABLE = re.compile(r"\.(?:css|scss|sass|less|html?)$")
+_ELIDABLE = compile_later(r"\.(?:css|scss|sass|less|html?)$")
 
 
-_RM = re.compile(r"(?:^|&&|;|\|\|)\s*(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
+_RM = compile_later(r"(?:^|&&|;|\|\|)\s*(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
 
 
 _CAUSES = ("broken_check", "final_check_failed", "code_elided", "syntax_error", "test_deleted",

@@ -7,6 +7,7 @@ import re
 from functools import cached_property
 from typing import Any, Mapping
 
+from ..patterns import compile_later
 from ..facts import Check, Facts
 from ..facts.changes import is_doc_file, relative_path
 from ..facts.requests import CHANGE, OPERATION, OPERATION_WORDS, QUESTION, Request, offers_more_work
@@ -19,24 +20,24 @@ from ._base import Evidence, Measurement, detector
 from .common import _SCRATCH, PROJECT_CHECKS, SUBMITS, runs_one_of
 
 
-_CLAIMS_SUCCESS = re.compile(
+_CLAIMS_SUCCESS = compile_later(
     r"\b(all (\d+ )?(tests|checks) (now )?pass(ed|ing)?|tests? (now )?pass(es|ed|ing)?|(is|are) (now )?"
     r"(fixed|working|passing|green)|successfully|works now|now works|build (now )?succeeds"
     r"|fixed (it|the|both|all)|everything (works|passes)|done[.!])", re.I)
-_ADMITS_FAILURE = re.compile(r"\b(still (fail|broken|not)|fails?\b|failing|not (yet )?(pass|work)"
+_ADMITS_FAILURE = compile_later(r"\b(still (fail|broken|not)|fails?\b|failing|not (yet )?(pass|work)"
                              r"|couldn'?t|could not|unable|error remains|remaining (failure|error))",
                              re.I)
 # The harness cut a tool output the agent then relied on.
 # An answer that hands the question back ("would you like me to ...?", "do you have X?").
-_ENDS_ASKING = re.compile(r"\?\s*(?:\W{0,4})\s*$")
+_ENDS_ASKING = compile_later(r"\?\s*(?:\W{0,4})\s*$")
 # Besides more work offered (facts.requests.offers_more_work), the floor handed back hands nothing
 # back: "What do you need?", "What would you like me to do?", "Let me know ...".
-_FLOOR_HANDED_BACK = re.compile(r"^\W*(what (?:else )?(?:do you need|would you like|can i (?:help|do)"
+_FLOOR_HANDED_BACK = compile_later(r"^\W*(what (?:else )?(?:do you need|would you like|can i (?:help|do)"
                                 r"|should i do)|let me know|if you(?:'d| would)? like|happy to"
                                 r"|i can also)\b", re.I)
 # A line of a closing list ("- Add icons?", "2. Rename it?") or a closing alternative ("Or
 # keep both?"): what it asks is said by the line that leads into it.
-_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|or\b)\s*", re.I)
+_LIST_ITEM = compile_later(r"^\s*(?:[-*\u2022]|\d+[.)]|or\b)\s*", re.I)
 # A report that says, in the agent's own words, that what was asked was not (all) done: it
 # could not do it, it is impossible, the results are stand-ins, part remains unfinished.
 # "Couldn't find any other uses" reports a search's empty result, not a concession.
@@ -87,7 +88,7 @@ _MISSING = CaselessPattern(
     r"|found|reachable|supported)|(?:is|was|are|were)n't (?:available|accessible|installed"
     r"|reachable)|failed|could ?n[o']t|can(?:no|')t|unable|blocked|restricted)\b")
 # ... unless the sentence tells of a problem met on the way and then overcome.
-_OVERCOME = re.compile(r"\b(?:initially|at first|originally|previously|earlier|until"
+_OVERCOME = compile_later(r"\b(?:initially|at first|originally|previously|earlier|until"
                        r"|before (?:the|my|this) (?:fix|change)|but (?:then|after|now)"
                        r"|now (?:works|passes))\b", re.I)
 # A concession that the result measured misses a target the task set ("59.7%, slightly below
@@ -99,7 +100,7 @@ _MISSES_TARGET = CaselessPattern(
     r"(?:target|goal|threshold|requirement)\b"
     r"|\b(?:does|did|do)(?:n't| not) (?:meet|reach|achieve|hit) (?:the |your )?(?:required "
     r")?(?:[\d.,]+ ?%? )?(?:target|goal|threshold|requirement)\b")
-_REFUSED = re.compile(r"denied|rejected|not allowed|doesn'?t want to proceed|permission|blocked", re.I)
+_REFUSED = compile_later(r"denied|rejected|not allowed|doesn'?t want to proceed|permission|blocked", re.I)
 
 # Operations a command can be matched to; "run it", "start it" are judged by any tool call.
 _NAMED_OPERATIONS = ("commit", "push", "pull", "merge", "rebase", "clone", "tag", "checkout",
@@ -229,14 +230,14 @@ def goal_outcome(facts: Facts, params: Mapping[str, Any]) -> Measurement:
 
 
 # A request for a program that keeps running: a server, a service, a port to listen on.
-_WANTS_RUNNING = re.compile(r"\b(?:server|service|daemon|listen(?:s|ing)? on|on port|port \d+"
+_WANTS_RUNNING = compile_later(r"\b(?:server|service|daemon|listen(?:s|ing)? on|on port|port \d+"
                             r"|keep (?:it |them )?running|leave (?:it |them )?running"
                             r"|in the background)\b", re.I)
 # Starts that outlive the shell that made them besides detaching (facts.detaches): a service
 # manager, a process manager, a detached terminal session.
-_MANAGED_START = re.compile(r"\b(?:systemctl\s+(?:re)?start|service\s+\S+\s+(?:re)?start"
+_MANAGED_START = compile_later(r"\b(?:systemctl\s+(?:re)?start|service\s+\S+\s+(?:re)?start"
                             r"|supervisorctl|pm2|forever|disown|screen\s+-d|tmux\s+new)\b")
-_STOPS = re.compile(r"\b(?:kill|pkill|killall)\b")
+_STOPS = compile_later(r"\b(?:kill|pkill|killall)\b")
 
 
 def _outlives_shell(command: str) -> bool:
@@ -271,7 +272,7 @@ def _service_tied_to_session(facts: Facts) -> int | None:
 
 
 # Plan items that the final report itself completes.
-_REPORT_ITEM = re.compile(r"\b(?:report|summar|final answer|respond|reply)", re.I)
+_REPORT_ITEM = compile_later(r"\b(?:report|summar|final answer|respond|reply)", re.I)
 
 
 def _plan_left_open(facts: Facts) -> tuple[int, list[str]] | None:
@@ -294,14 +295,14 @@ def _plan_left_open(facts: Facts) -> tuple[int, list[str]] | None:
 
 
 # A closing sentence that announces the next step ("Let me fix that and rerun the tests.").
-_ANNOUNCES = re.compile(r"^\W*(?:(?:now|next|first|then|ok(?:ay)?|great|perfect|good)\W+)?"
+_ANNOUNCES = compile_later(r"^\W*(?:(?:now|next|first|then|ok(?:ay)?|great|perfect|good)\W+)?"
                         r"(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to)\s+"
                         r"(?!know\b|leave\b|stop\b|wait\b|be\b|end\b)\w+[^?]*$", re.I)
 
 
 # A tool call the model wrote into its message instead of making it (`<invoke name="Write">`,
 # a model's raw call tokens): nothing ran it.
-_CALL_AS_TEXT = re.compile(r"<function_calls>|<invoke name=|<tool_call>|\u2581call\u2581|"
+_CALL_AS_TEXT = compile_later(r"<function_calls>|<invoke name=|<tool_call>|\u2581call\u2581|"
                            r"<\|tool_call|\btool\u2581(?:sep|call)")
 
 
@@ -476,7 +477,7 @@ _OUTPUT_EXTENSIONS = ("txt|json|jsonl|csv|tsv|md|log|out|html|xml|yaml|yml|toml|
                       "|py|sh|js|ts|c|h|cpp|rs|go|java|rb|sql|db|sqlite|bin|pkl|npy|npz|pt|pth"
                       "|onnx|parquet|png|jpg|jpeg|gif|svg|pdf|ppm|mp4|mp3|wav|zip|tar|gz|tgz"
                       "|whl|so|exe|patch|diff")
-_ASKED_OUTPUT = re.compile(
+_ASKED_OUTPUT = compile_later(
     # "a script that writes out.txt" describes the code asked for, not a file to make now.
     r"(?<!that )(?<!which )\b(?:write|writes|written|save|saves|saved|store|stored|output|outputs|export|exports"
     r"|exported|create|creates|generate|generates|produce|produces|dump|put)\b[^.\n]{0,80}?"
@@ -610,13 +611,13 @@ def _judge_change(facts: Facts, request: Request, served: list, session: _Sessio
 
 # Programs that run a script or a project's own entry point: how a deliverable is made by a
 # program rather than written by hand (`python analyze.py --out report.json`, `npm run build`).
-_RUNS_PROGRAM = re.compile(
+_RUNS_PROGRAM = compile_later(
     r"^(?:(?:uv|poetry|pipenv|pdm|hatch)\s+run\s+)?(?:python[\d.]*|node|ruby|perl|php|Rscript"
     r"|julia|bash|sh|zsh|deno|bun|java\s+-jar|go\s+run|cargo\s+run|dotnet\s+run)\s+(?:-\S+\s+)*"
     r"[\w./-]+\.\w+\b|^\./[\w./-]+|^(?:npm|pnpm|yarn)\s+(?:run\s+)?\w")
 
 
-_RUNNER = re.compile(r"^(?:uv|poetry|pipenv|pdm|hatch)\s+run\s+")
+_RUNNER = compile_later(r"^(?:uv|poetry|pipenv|pdm|hatch)\s+run\s+")
 
 
 def _requested_files(request: Request) -> set[str]:
@@ -668,15 +669,15 @@ def _writes_requested_output(turn, request: Request) -> bool:
 
 
 # A command the request quotes for building or running a file (`gcc main.c.rs -o cmain`).
-_QUOTED = re.compile(r"`([^`\n]{3,200})`")
-_FILE_OPERAND = re.compile(r"^[\w./-]*\.[A-Za-z]\w{0,5}$")
+_QUOTED = compile_later(r"`([^`\n]{3,200})`")
+_FILE_OPERAND = compile_later(r"^[\w./-]*\.[A-Za-z]\w{0,5}$")
 
 
 # Programs that look at, move or version a file without using what it says.
 _HANDLERS = _SHELL_READERS | _SHELL_SEARCHERS | _SHELL_LISTERS | {
     "cp", "mv", "rm", "ln", "chmod", "chown", "touch", "git", "tar", "zip", "unzip", "diff", "cmp",
     "md5sum", "sha1sum", "sha256sum", "echo", "printf", "sort", "tee", "scp", "rsync"}
-_PROGRAM = re.compile(r"^[\w./+-]+$")
+_PROGRAM = compile_later(r"^[\w./+-]+$")
 
 
 class _FileRuns:
@@ -774,7 +775,7 @@ def _requested_check_not_run(facts: Facts, request: Request, changes: list, sess
 
 # The answer finds what was asked for already there: "already has Write and Edit in the deny
 # list", "is already configured", "no changes are needed".
-_ALREADY = re.compile(
+_ALREADY = compile_later(
     r"(?<!\byou )(?<!\bwe )(?<!\bi )\balready (?:(?:exists?|has|have|had|contains?|includes?"
     r"|lists?|is|are|was|were|set|sets|configured|set up|in place|installed|present|there|done"
     r"|implemented|defined|enabled|disabled|up[ -]to[ -]date|the case|correct|handled|fixed)\b)"
@@ -847,7 +848,7 @@ def _shown_files(facts: Facts, changes: tuple, served: list, by_products: frozen
 
 
 # What separates the words of a command line when looking for the files it names.
-_WORD_SPLIT = re.compile(r"[\s='\";|&()<>]+")
+_WORD_SPLIT = compile_later(r"[\s='\";|&()<>]+")
 
 
 def _named_paths(segments: tuple[str, ...]) -> set[str]:
@@ -897,7 +898,7 @@ def _shown_after(commands: list, later: list, cwd: str | None) -> bool:
 
 
 # A tmux command anywhere in a command line.
-_TMUX = re.compile(r"(?:^|[;&|(]\s*)tmux\s")
+_TMUX = compile_later(r"(?:^|[;&|(]\s*)tmux\s")
 
 
 def _concession(served: list) -> tuple[int, str] | None:
@@ -939,7 +940,7 @@ def _failed_check(facts: Facts, last: Check) -> tuple[int, list[Evidence], list[
 
 
 # A command given to the user to run: an inline code span or a fenced block.
-_GIVES_COMMAND = re.compile(r"`[^`\n]{2,200}`|^```", re.M)
+_GIVES_COMMAND = compile_later(r"`[^`\n]{2,200}`|^```", re.M)
 # The agent saying it cannot do something itself (not an offer to try again).
 _CANNOT = CaselessPattern(r"\b(?:i|we) (?:can(?:no|')t|can not|(?:am|'m|are|'re) (?:unable|not able)"
                           r" to|do(?:n't| not) have (?:access|permission))\b")
@@ -1051,7 +1052,7 @@ def _hides_work(facts: Facts) -> bool:
     return len(facts.tool_turns) < asks
 
 
-_REPORTS_DONE = re.compile(r"\b(done|created|added|updated|implemented|pushed|committed|fixed|wrote"
+_REPORTS_DONE = compile_later(r"\b(done|created|added|updated|implemented|pushed|committed|fixed|wrote"
                            r"|written|removed|renamed|changed|passes|passed|clean|works)\b", re.I)
 
 

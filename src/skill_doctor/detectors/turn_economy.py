@@ -6,6 +6,7 @@ import bisect
 import re
 from typing import Any, Mapping
 
+from ..patterns import compile_later
 from ..diffs import edit_lines
 from ..facts import Facts
 from ..facts.changes import PROSE_ONLY
@@ -215,19 +216,19 @@ def _repeated_results(facts: Facts, tools: list) -> list[tuple[int, str]]:
 
 # A service that turned the call away for its own load (HTTP 429, 503): nothing the agent
 # could have avoided by calling differently.
-_SERVICE_BUSY = re.compile(r"rate.?limit(?:ed|\s+(?:exceeded|reached))|too many requests"
+_SERVICE_BUSY = compile_later(r"rate.?limit(?:ed|\s+(?:exceeded|reached))|too many requests"
                            r"|service (?:temporarily )?unavailable"
                            r"|\b(?:status|error|code|http)\W{0,3}(?:429|503)\b", re.I)
 # A command that runs nothing: the `:` no-op (`: installing git...`), `true`, a comment, or
 # an echo of a fixed text ("Sanitization complete!"); it reads, changes and checks nothing.
 # (`: > file` empties the file: a redirection is never nothing.)
-_NO_OP = re.compile(r"""(?::(?:\s[^<>]*)?|true|#.*"""
+_NO_OP = compile_later(r"""(?::(?:\s[^<>]*)?|true|#.*"""
                     r"""|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`\\]*"|'[^']*'|[^\s$`|;&<>'"\\]+))*)""",
                     re.S)
 
 
 # A message that only tells the agent to go on: it had stopped before the work was done.
-_NUDGE = re.compile(r"^\W*(?:ok(?:ay)?\W+|so\W+)?(?:please\W+)?(?:(?:understand|see|check) where you"
+_NUDGE = compile_later(r"^\W*(?:ok(?:ay)?\W+|so\W+)?(?:please\W+)?(?:(?:understand|see|check) where you"
                     r" were and )?(?:continue|go on|keep going|carry on|resume|proceed)\b[\w\s']{0,30}"
                     r"\W*$", re.I)
 _CHECK_KINDS = ("test", "typecheck", "build", "lint")
@@ -257,9 +258,9 @@ def _needless_checks(facts: Facts) -> list[int]:
     return found
 
 
-_GIT_STEP = re.compile(r"^git\s+(?:-\S+\s+(?:\S+\s+)?)*?(add|commit|push)\b")
+_GIT_STEP = compile_later(r"^git\s+(?:-\S+\s+(?:\S+\s+)?)*?(add|commit|push)\b")
 # A request that names a hosted repository ("GitHub repo: org/name") asks for the work there.
-_ASKS_GIT = re.compile(r"\b(commit\w*|push\w*|git|pr|pull request|github|gitlab|bitbucket)\b", re.I)
+_ASKS_GIT = compile_later(r"\b(commit\w*|push\w*|git|pr|pull request|github|gitlab|bitbucket)\b", re.I)
 
 
 def _unasked_git(facts: Facts, tools: list) -> list[int]:

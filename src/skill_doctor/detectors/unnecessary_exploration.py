@@ -6,6 +6,7 @@ import posixpath
 import re
 from typing import Any, Mapping
 
+from ..patterns import compile_later
 from ..facts import Facts
 from ..facts.changes import TEST_FILE, relative_path
 from ..model import Role, ToolKind, Turn
@@ -14,21 +15,21 @@ from .common import (_ORIENTATION_FILES, _SCRATCH, _import_tokens, _module_names
                      _name_tokens, _stem)
 
 
-_VENDORED_TREE = re.compile(r"(^|/)(node_modules|site-packages|\.venv|venv|vendor|\.git|target"
+_VENDORED_TREE = compile_later(r"(^|/)(node_modules|site-packages|\.venv|venv|vendor|\.git|target"
                             r"|__pycache__|\.cache|Library|\.npm|\.cargo|bower_components)/")
 
 
-_HOME_OR_ROOT = re.compile(r"^(/|~/?|/Users/[^/]+/?|/home/[^/]+/?|/root/?|/[a-z]/Users/[^/]+/?"
+_HOME_OR_ROOT = compile_later(r"^(/|~/?|/Users/[^/]+/?|/home/[^/]+/?|/root/?|/[a-z]/Users/[^/]+/?"
                            r"|[A-Za-z]:[/\\](Users[/\\][^/\\]+[/\\]?)?)$")
 
 
-_SHELL_BROAD = re.compile(r"^\s*(?:sudo\s+)?(find|grep\s+-\w*[rR]\w*|rg|ag|fd|ls\s+-\w*R\w*|tree)\s+"
+_SHELL_BROAD = compile_later(r"^\s*(?:sudo\s+)?(find|grep\s+-\w*[rR]\w*|rg|ag|fd|ls\s+-\w*R\w*|tree)\s+"
                           r"(?:-\S+\s+)*['\"]?(/|~/?|\$HOME/?|/Users/[^/\s]+/?|/home/[^/\s]+/?)['\"]?"
                           r"(\s|$)")
 
 
 # Requests whose work is reading: a review, an audit, understanding the code base.
-_REVIEW = re.compile(r"\b(review|audit|analy[sz]e|understand|go through|look through|explore|walk me"
+_REVIEW = compile_later(r"\b(review|audit|analy[sz]e|understand|go through|look through|explore|walk me"
                      r" through|familiari[sz]e)\b", re.I)
 
 

@@ -14,6 +14,7 @@ import re
 import warnings
 from typing import Mapping
 
+from ..patterns import compile_later
 from ..diffs import edit_counts, make_diff
 from ..model import FileEdit, Turn
 from .reads import numbered_text
@@ -21,10 +22,10 @@ from .record import EditRecord
 
 
 # Files of prose only (docs, text, licence): no code runs from them, no check is owed them.
-PROSE_ONLY = re.compile(r"\.(md|mdx|markdown|txt|rst|adoc)$|(^|/)(LICENSE|README|CHANGELOG|NOTICE)$", re.I)
+PROSE_ONLY = compile_later(r"\.(md|mdx|markdown|txt|rst|adoc)$|(^|/)(LICENSE|README|CHANGELOG|NOTICE)$", re.I)
 
 
-TEST_FILE = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
+TEST_FILE = compile_later(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
 
 
 # Files that document or configure rather than run: no test is expected after editing them.

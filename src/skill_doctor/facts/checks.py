@@ -11,6 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from ..patterns import compile_later
 from .. import tools
 from ..model import ToolKind, Turn
 from ..shell import BACKGROUND_ID, BACKGROUND_OUTPUT, MASKS_EXIT, SCRIPT_ARG, TMUX_CAPTURE, TMUX_KEY, \
@@ -117,7 +118,7 @@ def checks_with_by_products(command: str, turn: int, shell_writes: list,
 
 
 # Files a program writes as its output or by-product: data, logs, images, pickles, models.
-_DATA_FILE = re.compile(r"\.(bin|pkl|pickle|npy|npz|json|csv|tsv|txt|log|out|png|jpe?g|gif|ppm"
+_DATA_FILE = compile_later(r"\.(bin|pkl|pickle|npy|npz|json|csv|tsv|txt|log|out|png|jpe?g|gif|ppm"
                         r"|pgm|wav|parquet|db|sqlite3?|h5|pt|pth)$", re.I)
 
 

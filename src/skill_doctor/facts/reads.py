@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import bisect
-import re
 from typing import Mapping
 
+from ..patterns import compile_later
 from ..model import Turn
 from ..text import harness_cut
 
@@ -91,7 +91,7 @@ def _covers(earlier: tuple, window: tuple) -> bool:
 
 
 # A line of a numbered read (Claude Code's Read: "    12→text", older versions a tab).
-_NUMBERED_LINE = re.compile(r" *(\d+)[→\t](.*)")
+_NUMBERED_LINE = compile_later(r" *(\d+)[→\t](.*)")
 
 
 def numbered_text(turn: Turn) -> str | None:

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..patterns import compile_later
 from ..model import Role, Turn
 from ..text import CaselessPattern, sentences
 
@@ -50,11 +51,11 @@ class Request:
         return self.turn < index <= self.end
 
 
-_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
-_TAGGED = re.compile(r"<([a-zA-Z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.S)
-_QUOTED = re.compile(r"^[^\S\n]*>.*$", re.M)
+_FENCE = compile_later(r"```.*?(?:```|\Z)", re.S)
+_TAGGED = compile_later(r"<([a-zA-Z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.S)
+_QUOTED = compile_later(r"^[^\S\n]*>.*$", re.M)
 # Lines pasted from a terminal or a log: tracebacks, prompts, stack frames, indented code.
-_PASTED_LINE = re.compile(r"^(?:\s{4,}\S|\t|\s*(?:Traceback|File \"|at \S+\(|\$ |[A-Z]\w+Error:|"
+_PASTED_LINE = compile_later(r"^(?:\s{4,}\S|\t|\s*(?:Traceback|File \"|at \S+\(|\$ |[A-Z]\w+Error:|"
                           r"\d{4}-\d\d-\d\d[ T]\d\d:|E\s{2,}|error\[|warning:)).*$", re.M)
 # Case-insensitive patterns run on every user message are CaselessPatterns (text.py): the same
 # matches at case-sensitive speed.
@@ -67,7 +68,7 @@ _NEGATED = CaselessPattern(
     r"[^.,;:!?\n]*")
 # "let's think first, before we change anything", "don't write any code yet": the user wants to
 # discuss before any change, so the message asks for an answer, whatever verbs it holds.
-_HOLDS_CHANGES = re.compile(
+_HOLDS_CHANGES = compile_later(
     r"\b(?:before|until)\s+(?:we|you|i|u)?\s*(?:change|changing|modify|modifying|edit|editing"
     r"|touch|touching|make|making|write|writing|implement|implementing)\s+(?:any|anything)\b"
     r"|\b(?:do not|don'?t|dont)\s+(?:change|modify|edit|touch|write|implement|make)\s+"
@@ -75,19 +76,19 @@ _HOLDS_CHANGES = re.compile(
 _FORBIDS_CHECKS = CaselessPattern(r"\b(?:do not|don'?t|dont|no need to|not to|never|without)\s+"
                                   r"(?:\w+\s+)?(?:test|testing|run (?:the )?tests?|build|check)\b")
 
-_ACK = re.compile(
+_ACK = compile_later(
     r"^\W*(ok(ay)?|k|yes|yep|yeah|yup|sure|thanks?|thank you|ty|great|perfect|cool|nice|good"
     r"|awesome|lgtm|looks good|sounds good|go( ahead)?|go for it|do it|continue|proceed|carry on"
     r"|keep going|next|approved?|confirm(ed)?|right|correct|exactly|agreed|fine|done|y|👍|✅)"
     r"(\W+(ok(ay)?|yes|thanks?|please|pls|go ahead|do it|continue|proceed|that|it|now|then"
     r"|lgtm|great|perfect|sure))*\W*$", re.I)
 # A first message that only opens the conversation (or a harness's warm-up of a subagent).
-_GREETING = re.compile(r"^\W*(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening)"
+_GREETING = compile_later(r"^\W*(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening)"
                        r"|warm ?up|ping|test(?:ing)?|/?clear)\b(?:\W+(?:there|claude|codex|gemini"
                        r"|again|everyone|all|team|1|2|3))*\W*$", re.I)
-_GO_AHEAD = re.compile(r"^\W*(ok(ay)?|yes|yep|yeah|sure|go( ahead)?|do it|proceed|please do"
+_GO_AHEAD = compile_later(r"^\W*(ok(ay)?|yes|yep|yeah|sure|go( ahead)?|do it|proceed|please do"
                        r"|let'?s do it|sounds good|approved?|continue)\b", re.I)
-_OFFER = re.compile(r"\b(would you like me to|do you want me to|want me to|shall i|should i"
+_OFFER = compile_later(r"\b(would you like me to|do you want me to|want me to|shall i|should i"
                     r"|i can (also )?|let me know if you(?:'d| would)? like me to)\b", re.I)
 _REJECTS = CaselessPattern(
     r"\b(still (doesn'?t|does not|didn'?t|not|fails?|failing|broken|wrong|the same|shows?|has)"
@@ -103,23 +104,23 @@ _REJECTS = CaselessPattern(
     r"|(getting|got|get|seeing) (the following|an|this|the same|a new|another|new|these) (\w+ )?errors?\b)")
 # A message that opens with an error the user met ("Error: Unexpected "Catch"", a pasted
 # traceback, "TypeError: ..."): after the agent's work, it says the work does not run.
-_ERROR_REPORT = re.compile(r"^\W*(?:(?i:error|warning|exception|traceback|fatal|panic|uncaught"
+_ERROR_REPORT = compile_later(r"^\W*(?:(?i:error|warning|exception|traceback|fatal|panic|uncaught"
                            r"|unhandled)\b|[A-Z]\w*(?:Error|Exception)\b)")
-_QUESTION_OPENING = re.compile(
+_QUESTION_OPENING = compile_later(
     r"^\s*(how|what|why|where|which|who|whom|is|are|am|was|were|does|do|did|has|have|can|could|should"
     r"|shall|may"
     r"|would|will|explain|tell me|describe|show me|investigate|look into|find out|figure out"
     r"|research|review|analy[sz]e|audit|explore|understand|diagnose|summari[sz]e|check|compare"
     r"|list|trace|troubleshoot|evaluate|assess|recommend|suggest|any)\b", re.I)
 # "Do not write code, just the doc" opens with "do" but forbids: no question.
-_PROHIBITION = re.compile(r"^\s*(?:do|does|did)(?:\s+not|n'?t)\b", re.I)
+_PROHIBITION = compile_later(r"^\s*(?:do|does|did)(?:\s+not|n'?t)\b", re.I)
 # What is left of a message once its prohibition is taken out: "..., just explain".
-_FILLER = re.compile(r"^[\W_]*(?:(?:just|only|please|simply|but|instead|rather)\W+)*", re.I)
-_BARE_ANY = re.compile(r"^\s*any\b(?!.*\?)", re.I | re.S)  # "any ..." asks only with a "?"
+_FILLER = compile_later(r"^[\W_]*(?:(?:just|only|please|simply|but|instead|rather)\W+)*", re.I)
+_BARE_ANY = compile_later(r"^\s*any\b(?!.*\?)", re.I | re.S)  # "any ..." asks only with a "?"
 # A link the message opens with (the issue it is about) is not how the message asks.
-_LEADING_LINKS = re.compile(r"^(?:\s*<?\S+://\S+>?\s*\n)+")
+_LEADING_LINKS = compile_later(r"^(?:\s*<?\S+://\S+>?\s*\n)+")
 # Openings that ask for an answer even without a question mark ("explain the parser").
-_INVESTIGATION = re.compile(r"^\s*(explain|tell me|describe|show me|investigate|look into|find out"
+_INVESTIGATION = compile_later(r"^\s*(explain|tell me|describe|show me|investigate|look into|find out"
                             r"|figure out|research|review|analy[sz]e|audit|explore|understand|diagnose"
                             r"|summari[sz]e|check|compare|list|trace|troubleshoot|evaluate|assess"
                             r"|recommend|suggest|how|what|why|where|which|who)\b", re.I)
@@ -140,39 +141,39 @@ _CHANGE_VERBS = (
     # Hardening a setup changes its files ("Harden gitleaks for this repo").
     r"|harden|tighten|lock ?down|purge|scrub|wipe")
 _CHANGE_WORDS = CaselessPattern(rf"\b({_CHANGE_VERBS})\b")
-_IMPERATIVE_BEFORE = re.compile(
+_IMPERATIVE_BEFORE = compile_later(
     r"(^|[.!?;:\n(,]|^\s*[-*\d.)]+|\b(please|you|and|then|also|to|lets|let's|pls|now|just|should"
     r"|must|can|could|would|we|i'?d like you to|go ahead|and then|first|finally|instead|but|need|help me"
     r"|needs|want|start)\s*,?)\s*$", re.I)
-_ENDS_CLAUSE = re.compile(r"\s*(?:[?.!]|$)")
+_ENDS_CLAUSE = compile_later(r"\s*(?:[?.!]|$)")
 # A change weighed in a question ("ok, do we need to update the Hooks section in README.md?",
 # "should we add a test?"): the user asks whether, and a reasoned "no" answers it.
-_WEIGHS_CHANGE = re.compile(r"\b(?:(?:do|does|would|will)\s+(?:we|i|you|it|this|that)\s+(?:really\s+)?"
+_WEIGHS_CHANGE = compile_later(r"\b(?:(?:do|does|would|will)\s+(?:we|i|you|it|this|that)\s+(?:really\s+)?"
                             r"(?:need|have)\s+to|should\s+(?:we|i)|is\s+it\s+(?:necessary|worth|needed)"
                             r"\s+to)\s*$", re.I)
-_CLAUSE_ASKS = re.compile(r"(?:[^.!?\n]|\.(?=\S))*\?")  # "README.md?" ends at its "?"
+_CLAUSE_ASKS = compile_later(r"(?:[^.!?\n]|\.(?=\S))*\?")  # "README.md?" ends at its "?"
 # A change judged rather than ordered: "it's fine to apply them to a different snapshot",
 # "it's likely safe to apply events from an old snapshot".
-_JUDGES_CHANGE = re.compile(r"\b(?:fine|safe|ok|okay|alright|possible|reasonable|acceptable)\s+to\s*$",
+_JUDGES_CHANGE = compile_later(r"\b(?:fine|safe|ok|okay|alright|possible|reasonable|acceptable)\s+to\s*$",
                             re.I)
 # The end of a clause that asks for confirmation: "we can just drop updates to a deleted node
 # right?" (not "move it to the right?").
-_TAG_QUESTION = re.compile(r"(?<!\bthe )\b(?:right|correct|yes|no|ok|okay)\s*\?$", re.I)
+_TAG_QUESTION = compile_later(r"(?<!\bthe )\b(?:right|correct|yes|no|ok|okay)\s*\?$", re.I)
 # Prose the answer itself delivers ("write a little poem", "draft me a tweet about it"): no
 # file changes unless one is named.
-_CHAT_PIECE = re.compile(r"\s+(?:me\s+|us\s+)?(?:(?:a|an|another|one|some|two|three|\d+)\s+)?"
+_CHAT_PIECE = compile_later(r"\s+(?:me\s+|us\s+)?(?:(?:a|an|another|one|some|two|three|\d+)\s+)?"
                          r"(?:\w+\s+){0,2}?(?:poem|haiku|limerick|sonnet|song|lyrics|story|joke|riddle"
                          r"|tweet|toot|email|e-mail|letter|slogan|tagline|pun)s?\b"
                          r"(?=\s*(?:$|[.,!?;:]|(?:about|on|for|to|that|which|in|instead|please|and|like"
                          r"|with|of)\b))", re.I)
 _CHAT_WRITING_VERBS = frozenset({"write", "draft", "make", "create", "generate"})
-_NAMES_FILE = re.compile(r"[\w-]\.(?:md|txt|rst|html?|tex|docx?|py|js|ts|json|ya?ml)\b"
+_NAMES_FILE = compile_later(r"[\w-]\.(?:md|txt|rst|html?|tex|docx?|py|js|ts|json|ya?ml)\b"
                          r"|\b(?:file|folder|directory)\b", re.I)
-_FIX_ORDER = re.compile(r"\b(and|then|also|please|,)\s+(fix|change|update|implement|add|apply"
+_FIX_ORDER = compile_later(r"\b(and|then|also|please|,)\s+(fix|change|update|implement|add|apply"
                         r"|patch|correct|resolve|repair|make)\b", re.I)
 # What an operation request asks to run, and the command words that do it.
 OPERATION_WORDS: dict[str, re.Pattern[str]] = {
-    name: re.compile(pattern, re.I) for name, pattern in (
+    name: compile_later(pattern, re.I) for name, pattern in (
         ("commit", r"\bgit\b.*\bcommit\b"), ("push", r"\bgit\b.*\bpush\b|\bgh\b.*\bpr\b"),
         ("pull", r"\bgit\b.*\b(pull|fetch|merge|rebase)\b"), ("merge", r"\bgit\b.*\b(merge|rebase|pull)\b"),
         ("rebase", r"\bgit\b.*\brebase\b"), ("clone", r"\bgit\b.*\bclone\b|\bgh\b.*\bclone\b"),
@@ -192,17 +193,17 @@ _OPERATION_REQUEST = CaselessPattern(
 
 
 # Chinese, Japanese and Korean requests have no spaces between words: their own vocabulary.
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_CJK_ACK = re.compile(r"^\W*(可以|好的?|行|嗯|是的?|对|继续|谢谢|没问题|ok|はい|お願いします|네|좋아요?|계속)\W*$", re.I)
-_CJK_CHANGE = re.compile(r"修改|改成|改为|改一下|添加|增加|加上|实现|实施|创建|新建|编写|写一|写个|更新|删除|删掉|移除"
+_CJK = compile_later(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK_ACK = compile_later(r"^\W*(可以|好的?|行|嗯|是的?|对|继续|谢谢|没问题|ok|はい|お願いします|네|좋아요?|계속)\W*$", re.I)
+_CJK_CHANGE = compile_later(r"修改|改成|改为|改一下|添加|增加|加上|实现|实施|创建|新建|编写|写一|写个|更新|删除|删掉|移除"
                          r"|重构|修复|修正|修一下|配置|设置|补充|替换|优化|调整|完成|生成|支持|迁移|整理"
                          r"|追加|作成|実装|変更|削除|修正して|してください|수정|추가|만들|구현|변경|삭제|고쳐|해줘|해 ?주세요")
-_CJK_QUESTION = re.compile(r"[吗呢？?]|什么|为什么|怎么|如何|哪些|哪个|是否|有没有|多少|检查|分析|解释|看看|查看"
+_CJK_QUESTION = compile_later(r"[吗呢？?]|什么|为什么|怎么|如何|哪些|哪个|是否|有没有|多少|检查|分析|解释|看看|查看"
                            r"|なぜ|どう|ですか|뭐|왜|어떻게|인가요|나요|까요")
 # Asks for an answer when nothing is to be changed: recommend, suggest, tell me, introduce,
 # list, sum up ("推荐的题目" only describes the problems a change order names).
-_CJK_ASKS_ANSWER = re.compile(r"推荐|建议|告诉我|介绍|讲解|讲一下|列出|总结|おすすめ|教えて|추천|알려")
-_CJK_OPERATION = re.compile(r"提交|推送|部署|运行|执行|登录|コミット|プッシュ|커밋|푸시|배포")
+_CJK_ASKS_ANSWER = compile_later(r"推荐|建议|告诉我|介绍|讲解|讲一下|列出|总结|おすすめ|教えて|추천|알려")
+_CJK_OPERATION = compile_later(r"提交|推送|部署|运行|执行|登录|コミット|プッシュ|커밋|푸시|배포")
 
 
 def _classify_cjk(text: str) -> str:
@@ -220,17 +221,17 @@ def _classify_cjk(text: str) -> str:
 
 
 # "Can you add ...", "could we store ...": a question in form, an order in fact.
-_POLITE_ORDER = re.compile(r"^\s*(?:can|could|would|will)\s+(?:you|we|u)\s+(?:please\s+|maybe\s+|also\s+)?"
+_POLITE_ORDER = compile_later(r"^\s*(?:can|could|would|will)\s+(?:you|we|u)\s+(?:please\s+|maybe\s+|also\s+)?"
                            rf"(?:\w+\s+)?(?:{_CHANGE_VERBS}|store|persist)\b", re.I)
 # "Can you use bash?", "can you edit files?": asks what the agent is able to do, the object a
 # kind of thing rather than one to work on ("can you edit the config?" orders).
-_CAPABILITY_QUESTION = re.compile(
+_CAPABILITY_QUESTION = compile_later(
     r"^\s*(?:can|could|are)\s+(?:you|u)\s+(?:able\s+to\s+|also\s+)?\w+\s+(?:the\s+)?"
     r"(?:bash|shell|terminal|sudo|powershell|files|folders|directories|code|python|git|internet"
     r"|web|tools|commands|scripts|images|programs|mcp(?:\s+servers)?|the\s+file\s*system)\s*\?\s*$",
     re.I)
 # A message that is only shell commands asks for them to be run.
-_COMMAND_LINE = re.compile(r"^\s*(?:\$\s*)?(?:git|gh|npm|npx|pnpm|yarn|pip|pip3|uv|docker|kubectl|make"
+_COMMAND_LINE = compile_later(r"^\s*(?:\$\s*)?(?:git|gh|npm|npx|pnpm|yarn|pip|pip3|uv|docker|kubectl|make"
                            r"|cargo|go|python\d?|node|cd|ls|brew|apt(?:-get)?|sudo|curl|ssh|scp)\b"
                            # "make an ER diagram", "go ahead and ...", "cd into the repo": prose
                            r"(?!\s+(?:a|an|the|it|its|this|that|these|those|sure|me|us|them|some|all"
@@ -338,19 +339,19 @@ def classify(text: str, previous_answer: str = "") -> str:
 # A closing question that asks the user to choose how the work is done: a wh-question or
 # alternatives ("Where should AGENTS.md live (repo root or elsewhere)?"). Not an offer of
 # more work (`offers_more_work`), nor a yes/no check ("Does this make sense?").
-_CHOICE = re.compile(r"\b(?:what|which|where|how|who|when|or|vs\.?|versus|any|prefer(?:ence)?s?"
+_CHOICE = compile_later(r"\b(?:what|which|where|how|who|when|or|vs\.?|versus|any|prefer(?:ence)?s?"
                      r"|do you (?:have|need|expect|use|plan))\b", re.I)
 # More work offered or the next step put to the user ("Want me to ...?", "Should we commit or
 # continue?", "- Add icons to the table?", "Anything else?", "Ready for rpc.md?"), or a plan
 # put up for approval ("Does this framing make sense before I update the docs?").
-_OFFERS_WORK = re.compile(
+_OFFERS_WORK = compile_later(
     rf"^\W*(?:want|would you|do you want|shall|should (?:i|we)|can i|may i|ready|ok(?:ay)? to"
     rf"|proceed|go ahead|(?:is there )?anything|any other|something|else|next|{_CHANGE_VERBS}"
     rf"|start|begin|continue|try|run|commit|push"
     rf"|does (?:this|that)(?: \w+)? (?:make sense|look (?:right|good)|sound (?:right|good)))\b",
     re.I)
 # A reply that accepts and orders the work rather than choosing ("Yes, implement.").
-_ACCEPTS = re.compile(r"^\W*(?:yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|proceed|please do"
+_ACCEPTS = compile_later(r"^\W*(?:yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|proceed|please do"
                       r"|sounds good|lgtm|implement|approved?)\b", re.I)
 
 

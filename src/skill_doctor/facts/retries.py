@@ -12,6 +12,7 @@ import posixpath
 import re
 from typing import Any, Mapping
 
+from ..patterns import compile_later
 from ..model import Role, ToolKind, Turn
 from ..shell import MISSING_PROGRAM, classify_check, found_nothing, normal_command, operation_key
 from ..text import CaselessPattern, quote
@@ -23,7 +24,7 @@ from .record import Episode, Facts
 DEFAULTS: Mapping[str, int] = {"window": 12, "loop_repeats": 3, "loop_window": 2, "failing_streak": 3}
 
 
-_INVOCATION_ERROR = re.compile(
+_INVOCATION_ERROR = compile_later(
     r"command not found|is not recognized as|No module named|ModuleNotFoundError|Missing script"
     r"|Unknown (command|script)|no tests ran|file or directory not found|Cannot find module"
     r"|could not find|not installed|No such file or directory|Exit code 127|unrecognized arguments"
@@ -49,7 +50,7 @@ _ASKS_TO_RETRY = CaselessPattern(r"\b(try|run|do) (it |that |this )?again\b|\bre
 # What a failing run reports, without what moves between two runs of one failure: where it
 # happened (file:line:col, "line 42"), how long it took, addresses. Counts of a test summary
 # ("2 failed", "1 passed") stay: they tell a failure that changed from one that did not.
-_MOVING_NUMBERS = re.compile(
+_MOVING_NUMBERS = compile_later(
     r"\b0x[0-9a-f]+\b|\d+(?:\.\d+)?(?!\.?\d|\s+(?:failed|passed|errors?|skipped|xfailed|xpassed"
     r"|tests?|failures?|warnings?|examples?|specs?|assertions?)\b)", re.I)
 
@@ -59,7 +60,7 @@ def masked_output(output: str) -> str:
     return _MOVING_NUMBERS.sub("#", output.strip())
 
 
-_EMPTY_SEARCH = re.compile(r"^\s*(no files found|no matches found|found 0 |0 matches|no results)", re.I)
+_EMPTY_SEARCH = compile_later(r"^\s*(no files found|no matches found|found 0 |0 matches|no results)", re.I)
 
 
 def find(facts: Facts, params: Mapping[str, Any] | None = None) -> tuple[Episode, ...]:
@@ -253,7 +254,7 @@ def _read_key(path: str) -> str:
     return "read:" + posixpath.basename(relative_path(path, None))
 
 
-_CD = re.compile(r"^\s*cd\s+(\S+)\s*(?:&&|;)")
+_CD = compile_later(r"^\s*cd\s+(\S+)\s*(?:&&|;)")
 
 
 def _same_place(before: Turn, again: Turn) -> bool:
