@@ -413,6 +413,8 @@ def _print(r: dict) -> None:
               f"{e['check']['seconds'] if 'check' in e else float('nan'):>9.2f}"
               f"{e['claude_code_log']['seconds'] if 'claude_code_log' in e else float('nan'):>8.2f}")
     for name, e in r["other"].items():
+        if "report" not in e:
+            continue  # the recording's decoder alone: printed below
         rep = e["report"]
         print(f"{name:<14}{e['mb']:>8.1f}{'':>9}{e.get('floor_orjson_s', float('nan')):>10.2f}"
               f"{rep['seconds']:>10.2f}{rep['wall_seconds']:>8.2f}{e['mb'] / rep['seconds']:>8.1f}"

@@ -390,6 +390,7 @@ def test_index_rendered_in_pieces_is_the_page_rendered_whole(work, capsys):
     result = batch_mod.run([str(p) for p in sorted((work / "sessions").iterdir())] * 3,
                            work / "out", rubric, "2026-01-01T00:00:00Z")
     assert len(result.rows) == 18
+    rendered = batch_mod.RenderedRows(result.rows, True, rows_per_piece=4)
     for view in batch_mod.VIEWS:
         pieces = list(batch_mod.index_pieces(result.rows, result.aggregate,
                                              "2026-01-01T00:00:00Z", view=view.key,
@@ -400,6 +401,11 @@ def test_index_rendered_in_pieces_is_the_page_rendered_whole(work, capsys):
                                        rows_per_piece=None)
         assert "".join(pieces) == "".join(whole)
         assert "".join(pieces) == (work / "out" / view.file).read_text(encoding="utf-8")
+        # Rows rendered once, 4 at a time in input order, and taken in each view's order.
+        once = batch_mod.index_pieces(result.rows, result.aggregate, "2026-01-01T00:00:00Z",
+                                      view=view.key, thresholds=rubric.thresholds,
+                                      rendered=rendered)
+        assert "".join(once) == "".join(pieces)
     index = (work / "out" / "index.html").read_text(encoding="utf-8")
     assert "sk-ant-api03-AAAA" not in index and "<b>" not in index and "\u202e" not in index
     table = index[index.index('<table class="sessions cards">'):]

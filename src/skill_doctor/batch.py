@@ -566,10 +566,15 @@ def run(paths: Sequence[str], target: Path, rubric: Rubric, generated_at: str, *
         write_file(tmp / "summary.csv", csv_pieces(rows, redact_secrets))
         write_file(tmp / "aggregate.json", dump_json(scrub_data(figures, redact_secrets)))
         limits = dict(thresholds) if thresholds is not None else dict(rubric.thresholds)
-        for view in VIEWS:
-            write_file(tmp / view.file, index_pieces(rows, figures, generated_at, skipped,
-                                                     view=view.key, thresholds=limits,
-                                                     redact_secrets=redact_secrets))
+        rendered = RenderedRows(rows, redact_secrets)
+        try:
+            for view in VIEWS:
+                write_file(tmp / view.file, index_pieces(rows, figures, generated_at, skipped,
+                                                         view=view.key, thresholds=limits,
+                                                         redact_secrets=redact_secrets,
+                                                         rendered=rendered))
+        finally:
+            rendered.close()
     return BatchResult(target, tuple(rows), figures, skipped)
 
 
@@ -807,17 +812,20 @@ def render_index(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
 def index_pieces(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: str,
                  skipped: int = 0, *, view: str = "score",
                  thresholds: Mapping[str, float] | None = None, redact_secrets: bool = True,
-                 rows_per_piece: int | None = ROWS_PER_PIECE) -> Iterator[str]:
+                 rows_per_piece: int | None = ROWS_PER_PIECE,
+                 rendered: RenderedRows | None = None) -> Iterator[str]:
     """render_index's page as consecutive pieces of text, for writing as they come.
 
     A page element costs about a kilobyte, a dozen per session: the page of 10,000 sessions
     built whole held over 100 MB. So the page is built and rendered around a placeholder in the
     sessions table, and the table's rows `rows_per_piece` at a time into it, each piece through
     the same page boundary, indented as the whole page would be: the same bytes, with a few
-    hundred rows' elements in memory at once (None: the whole page at once, as a reference)."""
+    hundred rows' elements in memory at once (None: the whole page at once, as a reference).
+    With `rendered`, the rows of `rows` rendered once for every order of the index, each row's
+    text is taken from there."""
     from dominate import tags as h
 
-    from .render import rows_in_pieces
+    from .render import rows_in_pieces, table_around
 
     in_order = ordered(rows, view) if rows else []
     if rows_per_piece is None:
@@ -829,8 +837,55 @@ def index_pieces(rows: Sequence[Row], figures: Mapping[str, Any], generated_at: 
     if not in_order:  # no sessions: no table
         yield page_text
         return
+    around = table_around(page_text, _ROWS_MARK)
+    if rendered is not None and around is not None:
+        head, tail, depth = around
+        yield head
+        yield from rendered.texts(in_order, depth)
+        yield tail
+        return
     yield from rows_in_pieces(page_text, _ROWS_MARK, in_order, lambda row: _session_row(row, h),
                               redact_secrets, rows_per_piece)
+
+
+class RenderedRows:
+    """The index's session rows, each rendered once (the index shows them in several orders),
+    kept in a spill file (see `spill`) so a batch of ten thousand does not hold them in memory."""
+
+    def __init__(self, rows: Sequence[Row], redact_secrets: bool,
+                 rows_per_piece: int = ROWS_PER_PIECE) -> None:
+        from .spill import open_spill
+
+        self._rows = rows
+        self._redact_secrets = redact_secrets
+        self._per_piece = rows_per_piece
+        self._spill = open_spill()
+        self._depth: int | None = None
+        self._at: dict[int, Any] = {}  # id(row) -> its text's place in the spill (or the text)
+
+    def texts(self, in_order: Sequence[Row], depth: int) -> Iterator[str]:
+        """Each row's text, in the order given, for a table body `depth` elements deep."""
+        from dominate import tags as h
+
+        from .render import row_texts
+
+        if self._depth is None:
+            self._depth = depth
+            for row, text in zip(self._rows, row_texts(self._rows, lambda r: _session_row(r, h),
+                                                       depth, self._redact_secrets,
+                                                       self._per_piece)):
+                self._at[id(row)] = self._spill.put_text(text) if self._spill else text
+        if depth != self._depth:  # another page layout: rendered again for it
+            yield from row_texts(in_order, lambda r: _session_row(r, h), depth,
+                                 self._redact_secrets, self._per_piece)
+            return
+        for row in in_order:
+            place = self._at[id(row)]
+            yield self._spill.text(place) if self._spill else place
+
+    def close(self) -> None:
+        if self._spill is not None:
+            self._spill.close()
 
 
 def _index_page(rows: Sequence[Row], in_order: Sequence[Row] | None,

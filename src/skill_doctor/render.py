@@ -891,22 +891,59 @@ def rows_in_pieces(page_text: str, mark: str, rows: Sequence[Any],
     Each piece passes the same page boundary, built inside as many wrapping elements as the
     page's table body is deep, so it is indented as the whole page would have it, texts that
     hold line breaks included: the same bytes as the page built whole."""
+    around = table_around(page_text, mark)
+    if around is None:
+        yield page_text
+        return
+    head, tail, depth = around
+    yield head
+    for start in range(0, len(rows), rows_per_piece):
+        yield _rows_text(rows[start:start + rows_per_piece], show_row, depth, redact_secrets)
+    yield tail
+
+
+def table_around(page_text: str, mark: str) -> tuple[str, str, int] | None:
+    """The page before and after the rows of the table body holding only `mark`, and the
+    body's depth in elements (None: the page has no such body)."""
     placeholder = f"<tbody>{mark}</tbody>"
     at = page_text.find(placeholder)
     if at < 0:
-        yield page_text
-        return
+        return None
     indent = page_text[page_text.rfind("\n", 0, at) + 1:at]
-    yield page_text[:at] + "<tbody>"
-    depth = len(indent) // len(_INDENT)
+    return (page_text[:at] + "<tbody>", "\n" + indent + "</tbody>" + page_text[at + len(placeholder):],
+            len(indent) // len(_INDENT))
+
+
+def row_texts(rows: Sequence[Any], show_row: Callable[[Any], None], depth: int,
+              redact_secrets: bool, rows_per_piece: int = ROWS_PER_PIECE) -> Iterator[str]:
+    """Each row's text as rows_in_pieces places it in a table body `depth` elements deep, in
+    order: a page that shows the same rows in several orders renders each row once."""
     for start in range(0, len(rows), rows_per_piece):
-        with _elements_collected():
-            text = _piece_text(rows[start:start + rows_per_piece], show_row, depth,
-                               redact_secrets)
-        # The rows: after the body's opening tag, up to the line break before its closing one.
-        first = text.index("<tbody>") + len("<tbody>")
-        yield text[first:text.rindex("\n", first, text.rindex("</tbody>"))]
-    yield "\n" + indent + "</tbody>" + page_text[at + len(placeholder):]
+        text = _rows_text(rows[start:start + rows_per_piece], show_row, depth, redact_secrets)
+        # Every row starts a line at the rows' indentation with its opening tag; a `<` in a
+        # row's text is escaped, so no text can look like one.
+        indent = text[:text.index("<", 1)]
+        cut = [i for i in _all(text, indent + "<tr")]
+        for begin, end in zip(cut, cut[1:] + [len(text)]):
+            yield text[begin:end]
+
+
+def _all(text: str, needle: str) -> Iterator[int]:
+    at = text.find(needle)
+    while at >= 0:
+        yield at
+        at = text.find(needle, at + len(needle))
+
+
+def _rows_text(rows: Sequence[Any], show_row: Callable[[Any], None], depth: int,
+               redact_secrets: bool) -> str:
+    """The rows through the page boundary, indented as in a body `depth` elements deep: from
+    the line break before the first row to the end of the last."""
+    with _elements_collected():
+        text = _piece_text(rows, show_row, depth, redact_secrets)
+    # The rows: after the body's opening tag, up to the line break before its closing one.
+    first = text.index("<tbody>") + len("<tbody>")
+    return text[first:text.rindex("\n", first, text.rindex("</tbody>"))]
 
 
 def _piece_text(rows: Sequence[Any], show_row: Callable[[Any], None], depth: int,

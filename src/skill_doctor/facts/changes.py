@@ -2,8 +2,9 @@
 
 Paths made project-relative, the kind of file (documentation, tests, prose), each edit's
 record with its line counts (a whole-file write over a file the session had read measured
-against what that read showed), and what the session has written so far that later commands
-can run (`WrittenNames`).
+against what that read showed), the files the session made new, each edited Python file's
+final text and syntax tree, and what the session has written so far that later commands can
+run (`WrittenNames`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .record import EditRecord
 # Files of prose only (docs, text, licence): no code runs from them, no check is owed them.
 PROSE_ONLY = compile_later(r"\.(md|mdx|markdown|txt|rst|adoc)$|(^|/)(LICENSE|README|CHANGELOG|NOTICE)$", re.I)
 
-
+# Tests, by their folder or their name (`tests/`, `test_x.py`, `x_test.go`, `x.spec.ts`).
 TEST_FILE = compile_later(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
 
 
