@@ -355,8 +355,18 @@ def main() -> int:
     if has_command("batch"):
         count = 200 if args.quick else args.batch
         archive = build_archive(count)
-        # Parallelism is measured on wall time: the same work over two processes.
-        batch = {"sessions": count, **{f"j{jobs}": batch_run(archive, jobs) for jobs in (1, 2)}}
+        # Parallelism is measured on wall time, the same work over one and two processes, which
+        # the neighbours' load on a shared machine only ever lengthens: the shortest of `runs`
+        # runs of each, taken in turn so a busy spell touches both.
+        tries: dict[int, list[dict]] = {1: [], 2: []}
+        for _ in range(runs):
+            for jobs in (1, 2):
+                tries[jobs].append(batch_run(archive, jobs))
+        batch = {"sessions": count, "runs": runs,
+                 **{f"j{jobs}": min(found, key=lambda t: t["wall_seconds"])
+                    for jobs, found in tries.items()},
+                 "walls": {f"j{jobs}": [round(t["wall_seconds"], 1) for t in found]
+                           for jobs, found in tries.items()}}
         batch["throughput_ratio"] = batch["j1"]["wall_seconds"] / batch["j2"]["wall_seconds"]
         results["batch_archive"] = batch
 
@@ -374,6 +384,15 @@ def main() -> int:
     results["startup"]["report_small_s"] = median_run(
         lambda d: [py, "-m", "skill_doctor", "report", str(small), "-o", "r"],
         max(runs, 5))["seconds"]
+    # The fixed-cost target is a ratio of two short runs, each a few hundredths of a second:
+    # taken in turn and the least of each, so the neighbours' load cannot favour either.
+    bare_cpu, small_cpu = [], []
+    for _ in range(max(runs, 7)):
+        with tempfile.TemporaryDirectory() as tmp:
+            bare_cpu.append(run([py, "-c", "pass"], Path(tmp))[1])
+            small_cpu.append(run([py, "-m", "skill_doctor", "report", str(small), "-o", "r"],
+                                 Path(tmp))[1])
+    results["startup"]["fixed_ratio"] = {"python_s": min(bare_cpu), "report_small_s": min(small_cpu)}
     probe = subprocess.run([py, "-c", "import sys; from skill_doctor.cli import main; "
                             "main(['rubric', 'explain', 'retry_waste']); "
                             "print('LOADED', 'lark' in sys.modules, 'dominate' in sys.modules)"],
@@ -456,7 +475,8 @@ def _print(r: dict) -> None:
               f"{e['mb'] / e['decode_s']:.1f} MB/s")
     if "batch_archive" in r:
         b = r["batch_archive"]
-        print(f"batch of {b['sessions']} sessions: -j 1 {b['j1']['wall_seconds']:.1f} s wall "
+        print(f"batch of {b['sessions']} sessions, shortest of {b['runs']} runs (-j 1 "
+              f"{b['walls']['j1']} s, -j 2 {b['walls']['j2']} s): -j 1 {b['j1']['wall_seconds']:.1f} s wall "
               f"({b['j1']['main_rss_mib']:.0f} MiB), -j 2 {b['j2']['wall_seconds']:.1f} s wall "
               f"(main {b['j2']['main_rss_mib']:.0f} MiB, largest worker "
               f"{b['j2']['worker_rss_mib']:.0f} MiB): {b['throughput_ratio']:.2f}x the throughput")
@@ -499,8 +519,11 @@ def _print_targets(r: dict) -> None:
         if "100" in c:
             growth = peak / c["100"]["report"]["peak_rss_mib"]
             target("peak RSS 100 MB -> 1 GB within 1.5x", f"{growth:.2f}x", growth <= 1.5)
-    fixed = s["report_small_s"] / s["python_s"]
-    target("report of the 44 KB example <= 25x python -c pass", f"{fixed:.0f}x", fixed <= 25)
+    least = s["fixed_ratio"]
+    fixed = least["report_small_s"] / least["python_s"]
+    target("report of the 44 KB example <= 25x python -c pass",
+           f"{fixed:.0f}x ({least['report_small_s'] * 1000:.0f} / {least['python_s'] * 1000:.0f} ms, "
+           f"least of runs in turn)", fixed <= 25)
     if "batch_archive" in r:
         b = r["batch_archive"]
         target(f"batch of {b['sessions']}: -j 2 >= 1.7x the throughput of -j 1",
