@@ -269,7 +269,8 @@ class Remote(Protocol):
 
     workers: int
 
-    def starter(self, paths: Sequence[str], rubric: Rubric, options: Mapping[str, Any]) -> Start: ...
+    def starter(self, paths: Sequence[str], rubric: Rubric,
+                options: Mapping[str, Any]) -> Start: ...
 
 
 def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
@@ -278,8 +279,8 @@ def grade_all(paths: Sequence[str], rubric: Rubric, generated_at: str, *,
               thresholds: Mapping[str, float] | None = None,
               out_dir: str | None = None, remote: Remote | None = None) -> Iterable[Graded]:
     """Grade `paths` in order, over `jobs` processes or on `remote` workers (a connected
-    Dask cluster, cluster.connect); yields results in input order (every session of a file that holds
-    several, in file order). With `out_dir` the workers write the pages there (see
+    Dask cluster, cluster.connect); yields results in input order (every session of a file
+    that holds several, in file order). With `out_dir` the workers write the pages there (see
     grade_one)."""
     for graded in _grade_files(paths, rubric, generated_at, since=since,
                                redact_secrets=redact_secrets, jobs=jobs, progress=progress,

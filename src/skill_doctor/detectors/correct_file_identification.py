@@ -11,7 +11,8 @@ from ..diffs import edit_lines
 from ..facts import EditRecord, Facts
 from ..facts.changes import TEST_FILE, is_doc_file
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _CODE_SUFFIX, _ORIENTATION_FILES, _SCRATCH, _edited_imports, _import_tokens, _module_names, _name_tokens
+from .common import _CODE_SUFFIX, _ORIENTATION_FILES, _SCRATCH, _edited_imports, _import_tokens, \
+    _module_names, _name_tokens
 
 
 _GENERATED = compile_later(

@@ -296,7 +296,8 @@ def _verification_signals(facts: Facts, signal) -> None:
     """Whether the final code was shown to work: the last check after the last code edit
     failing is a regression left behind; no real check at all leaves the change unverified;
     a failing check turned green by editing only the tests proves nothing about the code."""
-    code_edits = [turn for turn, path in facts.changes if path is not None and not PROSE_ONLY.search(path)]
+    code_edits = [turn for turn, path in facts.changes
+                  if path is not None and not PROSE_ONLY.search(path)]
     code_edits += [t for t in facts.unlocated_edits]
     if not code_edits:
         return
@@ -320,7 +321,8 @@ def _verification_signals(facts: Facts, signal) -> None:
         else:
             signal(last_code_edit, "no test, build or lint ran after the last code edit, so "
                                    "the change is unverified", "unverified")
-    test_edits = {turn for turn, path in facts.changes if path is not None and TEST_FILE.search(path)}
+    test_edits = {turn for turn, path in facts.changes
+                  if path is not None and TEST_FILE.search(path)}
     changes = sorted(set(code_edits) | test_edits)
     # One pass over the checks: a test run that failed and the next test run that passed,
     # with only tests edited between them. A failing type check, build or lint fixed by

@@ -15,7 +15,10 @@ _CAUSES = ("failed_edit", "test_command_hunt", "repeated_command", "same_error",
            "failing_streak")
 
 
-@detector("retry_episodes", causes=_CAUSES, **{name: (int, default) for name, default in DEFAULTS.items()})
+# The parameters shape the episodes, which the facts find once with the rubric's values for
+# them (facts.retries); declared here, with their defaults, so the rubric can set them.
+@detector("retry_episodes", causes=_CAUSES,
+          **{name: (int, default) for name, default in DEFAULTS.items()})
 def retry_episodes(facts: Facts, params: Mapping[str, Any]) -> Measurement:
     """Retry episodes: failed or ineffective attempts followed by another attempt at the same thing.
 
