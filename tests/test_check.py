@@ -307,3 +307,20 @@ def test_html_directory_outside_the_working_tree_is_refused_before_grading(work,
     assert code == 2 and out == ""
     assert "outside the current working directory" in err
     assert not (work.parent / "elsewhere").exists()
+
+
+def test_a_judged_session_keeps_its_verdict_not_its_turns():
+    """`check` of many sessions holds one verdict each, not each session: the turns, facts and
+    page data are dropped once judged, and what the outputs show is kept."""
+    from skill_doctor import rubric as rubric_mod
+    from skill_doctor.report import grade
+
+    rubric = rubric_mod.load(None)
+    transcript = decode_file(EXAMPLES / "retry-fix.jsonl")
+    report = grade(transcript, rubric, "2026-01-01T00:00:00Z", overview=False)
+    check = check_mod.judge("retry-fix.jsonl", report, rubric.thresholds)
+    assert check.report.transcript.turns == () and check.report.facts is None
+    assert check.turns == len(transcript.turns) > 0 and check.graded
+    assert check.report.findings == report.findings and check.report.session_id == report.session_id
+    [session] = json.loads(check_mod.format_json([check], rubric.thresholds))["sessions"]
+    assert session["session"]["turns"] == len(transcript.turns)

@@ -67,15 +67,23 @@ class Diagnostic:
 @dataclass(frozen=True, slots=True)
 class SessionCheck:
     path: str  # as the user named it (or as found under the folder they named)
+    # The report without the session's turns, facts and page data (see `_kept`): a check of
+    # a thousand sessions holds a thousand verdicts, not a thousand sessions.
     report: Report
     passed: bool
     failures: tuple[str, ...]  # why it fails, e.g. "efficiency 4 < 5"
     diagnostics: tuple[Diagnostic, ...]
+    graded: bool = False  # scored (a parse error that stopped part-way is scored on what came)
+    turns: int = 0  # the session's turns
 
-    @property
-    def graded(self) -> bool:
-        return self.report.status == "ok" or (self.report.status == "parse_error"
-                                              and self.report.facts is not None)
+
+def _kept(report: Report) -> Report:
+    """What a check keeps of a report once judged: scores, findings, usage and the session's
+    description, without its turns (and the spill file they may hold open), facts or page
+    data."""
+    t = report.transcript
+    return replace(report, transcript=replace(t, turns=(), session_starts=()) if t else None,
+                   facts=None, overview=None)
 
 
 # -- which files ---------------------------------------------------------------------------
@@ -194,7 +202,9 @@ def judge(path: str, report: Report, thresholds: Mapping[str, float]) -> Session
             path, max(1, first.line) if first else 1, max(1, first.column) if first else 1,
             f.rule_id, "error" if f.scale in failing_scales else "warning",
             first.turn if first else None, message, f.rule_name))
-    return SessionCheck(path, report, not failures, tuple(failures), tuple(diagnostics))
+    graded = report.status == "ok" or (report.status == "parse_error" and report.facts is not None)
+    return SessionCheck(path, _kept(report), not failures, tuple(failures), tuple(diagnostics),
+                        graded, len(t.turns) if t is not None else 0)
 
 
 def _one_line(text: str) -> str:
@@ -492,7 +502,7 @@ def to_json(checks: Sequence[SessionCheck], thresholds: Mapping[str, float],
             "failures": list(check.failures),
             "session": {"id": report.session_id if t else None,
                         "harness": t.harness if t else None,
-                        "turns": len(t.turns) if t else 0,
+                        "turns": check.turns if t else 0,
                         **({"in_file": {"sessions": t.part[1], "graded": t.part[0]}}
                            if t is not None and t.part is not None else {})},
             "scores": {s.name: (None if s.score is None else
