@@ -922,13 +922,14 @@ def row_texts(rows: Sequence[Any], show_row: Callable[[Any], None], depth: int,
         text = _rows_text(rows[start:start + rows_per_piece], show_row, depth, redact_secrets)
         # Every row starts a line at the rows' indentation with its opening tag; a `<` in a
         # row's text is escaped, so no text can look like one.
-        indent = text[:text.index("<", 1)]
-        cut = [i for i in _all(text, indent + "<tr")]
+        line_start = text[:text.index("<", 1)]  # the line break and the rows' indentation
+        cut = list(_all(text, line_start + "<tr"))
         for begin, end in zip(cut, cut[1:] + [len(text)]):
             yield text[begin:end]
 
 
 def _all(text: str, needle: str) -> Iterator[int]:
+    """Where `needle` starts in `text`, each time, in order."""
     at = text.find(needle)
     while at >= 0:
         yield at
