@@ -436,13 +436,7 @@ def redact(text: str, home: str | None = None) -> str:
     """
     if not text:
         return text
-    home = home if home is not None else home_dir()
-    out = _redact(text, home)
-    if _may_hide(text):
-        plain = _redact(_unhidden(text), home)
-        if plain.count("[redacted: ") > out.count("[redacted: "):
-            out = plain
-    return out
+    return redact_pieces([text], home)[0]
 
 
 def redact_pieces(pieces: list[str], home: str | None = None) -> list[str]:

@@ -120,8 +120,6 @@ def _num(value: float) -> str:
 # -- loading ------------------------------------------------------------------------------
 
 
-
-
 def _parse(text: str, source: str) -> tuple[Any, dict[tuple, int]]:
     """Parse YAML, keeping the line of every key path for positioned error messages."""
     import yaml
