@@ -153,3 +153,15 @@ def test_compare_page_renders_offline_in_chromium(browser, tmp_path, capsys, wid
     page_width, _ = page.content_size()
     assert page_width <= width, f"the page scrolls sideways at {width} px"
     page.screenshot(ARTIFACTS / f"compare-{width}.png")
+
+
+def test_a_cut_divergence_line_never_ends_inside_a_redaction_marker():
+    from skill_doctor.compare import describe_turn
+    from skill_doctor.model import Role, Turn
+
+    secret = "api_key=" + "Zq8" * 12
+    for pad in range(100, 170):
+        line = describe_turn(Turn(1, Role.USER, "x" * pad + " " + secret + " and more words"))
+        assert "Zq8Zq8" not in line
+        opened = line.rfind("[redacted:")
+        assert opened == -1 or "]" in line[opened:], line

@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 from . import __version__
 from .model import Role, Transcript, Turn
 from .redact import redact
-from .text import cut
+from .text import cut_redacted
 
 SCHEMA = "skill-doctor/compare/v1"
 SCALE_TITLES = {"efficiency": "Efficiency", "code_quality": "Code quality"}
@@ -151,7 +151,7 @@ def describe_turn(turn: Turn | None, redact_secrets: bool = True) -> str | None:
     if redact_secrets:
         text = redact(text)
     if len(text) > _TARGET_CHARS:
-        text = cut(text, _TARGET_CHARS - 1).rstrip() + "…"
+        text = cut_redacted(text, _TARGET_CHARS - 1).rstrip() + "…"
     return text
 
 

@@ -65,7 +65,12 @@ def quote(text: str, limit: int) -> str:
         return text
     from .redact import redact
 
-    text = redact(text, home="")
+    return cut_redacted(redact(text, home=""), limit)
+
+
+def cut_redacted(text: str, limit: int) -> str:
+    """`cut` of a text already redacted, never inside a `[redacted: ...]` marker (half a
+    marker would read as text of the session)."""
     head = cut(text, limit)
     opened = head.rfind("[redacted:")
     if opened != -1 and "]" not in head[opened:]:
