@@ -15,7 +15,7 @@ import sys
 import time
 
 from skill_doctor import facts, rubric, scoring
-from skill_doctor.diffs import make_diff
+from skill_doctor.text import make_diff
 from skill_doctor.model import FileEdit, Role, ToolKind, Transcript, Turn
 
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 from unidiff import PatchSet
 
 from skill_doctor import diffs
+from skill_doctor.text import make_diff
 from skill_doctor.model import FileEdit
 
 
@@ -19,12 +20,12 @@ def unidiff_counts(text: str) -> tuple[int, int]:
 def test_counts_agree_with_unidiff_on_generated_diffs():
     before = "a\nb\nc\nd\ne\nf\ng\n"
     after = "a\nB\nc\nd\ne\nf\ng\nh\n"
-    text = diffs.make_diff("x.py", before, after)
+    text = make_diff("x.py", before, after)
     assert diffs._scan_counts(text) == unidiff_counts(text) == (2, 1)
 
 
 def test_no_newline_marker_and_created_file():
-    text = diffs.make_diff("new.py", "", "print(1)", created=True)
+    text = make_diff("new.py", "", "print(1)", created=True)
     assert "\\ No newline at end of file" in text
     assert diffs.count_changes(text) == unidiff_counts(text) == (1, 0)
 
@@ -59,13 +60,13 @@ def test_text_added_to_an_empty_one_is_diffed_as_difflib_does(text, created):
     expected = "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
         for line in difflib.unified_diff([], text.splitlines(keepends=True), old_name, "b/p.py"))
-    assert diffs.make_diff("p.py", "", text, created=created) == expected
+    assert make_diff("p.py", "", text, created=created) == expected
 
 
 @settings(max_examples=400, deadline=None)
 @given(_TEXT, st.booleans())
 def test_an_edit_whose_diff_is_not_held_reads_as_if_it_were(text, created):
-    held = FileEdit(path="p.py", patch=diffs.make_diff("p.py", "", text, created=created),
+    held = FileEdit(path="p.py", patch=make_diff("p.py", "", text, created=created),
                     new=text, created=created)
     built = FileEdit(path="p.py", patch=None, new=text, created=created)
     assert built.diff == held.diff

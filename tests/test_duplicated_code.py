@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skill_doctor import facts, rubric, scoring
-from skill_doctor.diffs import make_diff
+from skill_doctor.text import make_diff
 from skill_doctor.model import FileEdit, Role, ToolKind, Transcript, Turn
 
 BLOCK = "".join(f"    value_{i} = compute_value({i}, now)\n" for i in range(6))

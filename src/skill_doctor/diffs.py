@@ -2,7 +2,8 @@
 
 Every edit in the model carries a unified diff so detectors measure one shape whatever the
 harness logged: old/new strings, whole-file writes, structured patches, `apply_patch`
-envelopes or SEARCH/REPLACE blocks.
+envelopes or SEARCH/REPLACE blocks. The diff of two whole texts is `text.make_diff`, below
+the model, which builds one too.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any, Iterable
 
 from .patterns import compile_later
 from .model import FileEdit
-from .text import make_diff  # noqa: F401  (a text function the model needs too: it lives below both)
 
 
 def diff_from_hunks(path: str, hunks: Iterable[Any]) -> str:

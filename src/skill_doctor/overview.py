@@ -23,13 +23,13 @@ from datetime import datetime
 from typing import Callable, Iterable
 
 from .patterns import compile_later
-from .diffs import count_changes, make_diff
+from .diffs import count_changes
 from .facts import Facts
 from .facts.changes import relative_path
 from .findings import Finding
 from .model import Role, ToolKind, Transcript, Turn
 from .redact import redact
-from .text import cut, excerpt
+from .text import cut, excerpt, make_diff
 
 # Timeline kinds, in legend order. Colour is never the only carrier: the legend counts them.
 KINDS = ("user", "assistant", "read", "edit", "shell", "other", "failed", "injected")

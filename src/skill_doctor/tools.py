@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from .patterns import compile_later
 from . import diffs
 from .model import FileEdit, ToolKind
+from .text import make_diff
 
 # Lower-cased tool names of every harness we read, by kind.
 TOOL_KINDS: dict[str, ToolKind] = {}
@@ -549,7 +550,7 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
         created = result.get("type") == "create" or (before is None and result.get("type") != "update")
         diff = diffs.diff_from_hunks(path, hunks) if hunks else ""
         if not diff and before is not None:
-            diff = diffs.make_diff(path, before, content, created=created)
+            diff = make_diff(path, before, content, created=created)
         elif not diff:  # written into nothing known: the diff follows from the content
             diff = None
         return [FileEdit(path=path, patch=diff, new=content, before=before, after=content,
@@ -590,9 +591,9 @@ def edits_of(name: str, tool_input: Mapping[str, Any], result: Mapping[str, Any]
     if hunks:
         diff = diffs.diff_from_hunks(path, hunks)
     elif before is not None and after is not None:
-        diff = diffs.make_diff(path, before, after)
+        diff = make_diff(path, before, after)
     else:
-        diff = "".join(diffs.make_diff(path, o, n) for o, n, _ in pairs)
+        diff = "".join(make_diff(path, o, n) for o, n, _ in pairs)
     return [FileEdit(path=path, patch=diff, old="\n".join(o for o, _, _ in pairs),
                      new="\n".join(n for _, n, _ in pairs), before=before, after=after)]
 

@@ -16,7 +16,8 @@ import warnings
 from typing import Mapping
 
 from ..patterns import compile_later
-from ..diffs import edit_counts, make_diff
+from ..diffs import edit_counts
+from ..text import make_diff
 from ..model import FileEdit, Turn
 from .reads import numbered_text
 from .record import EditRecord
