@@ -861,25 +861,20 @@ class RenderedRows:
         self._redact_secrets = redact_secrets
         self._per_piece = rows_per_piece
         self._spill = open_spill()
-        self._depth: int | None = None
         self._at: dict[int, Any] = {}  # id(row) -> its text's place in the spill (or the text)
 
     def texts(self, in_order: Sequence[Row], depth: int) -> Iterator[str]:
-        """Each row's text, in the order given, for a table body `depth` elements deep."""
+        """Each row's text, in the order given, for a table body `depth` elements deep (every
+        order of the index is one page layout: the rows are rendered on the first call)."""
         from dominate import tags as h
 
         from .render import row_texts
 
-        if self._depth is None:
-            self._depth = depth
+        if not self._at:
             for row, text in zip(self._rows, row_texts(self._rows, lambda r: _session_row(r, h),
                                                        depth, self._redact_secrets,
                                                        self._per_piece)):
                 self._at[id(row)] = self._spill.put_text(text) if self._spill else text
-        if depth != self._depth:  # another page layout: rendered again for it
-            yield from row_texts(in_order, lambda r: _session_row(r, h), depth,
-                                 self._redact_secrets, self._per_piece)
-            return
         for row in in_order:
             place = self._at[id(row)]
             yield self._spill.text(place) if self._spill else place

@@ -136,9 +136,10 @@ def _tool_facts(turn: Turn, cwd: str | None, reads: list, explorations: list, ed
         elif turn.via_shell or turn.paths:
             # A shell command that wrote files, or an edit the log shows only by its file (an
             # IDE chat pasted as text): a change whose diff is unknown.
-            shell_writes.extend((turn.index, relative_path(p, cwd)) for p in turn.paths)
             for p in turn.paths:
-                written.read_texts.pop(relative_path(p, cwd), None)  # no longer what was read
+                path = relative_path(p, cwd)
+                shell_writes.append((turn.index, path))
+                written.read_texts.pop(path, None)  # no longer what was read
         elif not turn.paths and has_new_text(turn):
             # Old exports name no file for an edit; the agent edits what it just read.
             target = edited_unnamed(reads, request_text)
