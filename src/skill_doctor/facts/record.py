@@ -145,9 +145,7 @@ class Facts:
 
     @property
     def last_edit_turn(self) -> int | None:
-        turns = [e.turn for e in self.edits] + [t for t, _ in self.shell_writes] + list(
-            self.unlocated_edits)
-        return max(turns) if turns else None
+        return self.change_turns[-1] if self.change_turns else None  # every change, sorted
 
     @property
     def changed_lines(self) -> int:
