@@ -78,12 +78,12 @@ class SessionCheck:
 
 
 def _kept(report: Report) -> Report:
-    """What a check keeps of a report once judged: scores, findings, usage and the session's
-    description, without its turns (and the spill file they may hold open), facts or page
-    data."""
+    """What a check keeps of a report once judged: scores, findings, the usage summary and
+    the session's description, without its turns (and the spill file they may hold open), its
+    per-call token records, facts or page data."""
     t = report.transcript
-    return replace(report, transcript=replace(t, turns=(), session_starts=()) if t else None,
-                   facts=None, overview=None)
+    kept = replace(t, turns=(), session_starts=(), usage=()) if t is not None else None
+    return replace(report, transcript=kept, facts=None, overview=None)
 
 
 # -- which files ---------------------------------------------------------------------------
