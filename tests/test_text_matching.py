@@ -143,3 +143,32 @@ def test_sentences_split_after_ends_and_colons_and_at_line_breaks():
     assert sentences("Fixed it. Before I start: which port?\n\n- Add icons?  ") == [
         "Fixed it.", "Before I start:", "which port?", "- Add icons?"]
     assert sentences("  \n ") == []
+
+
+# Pieces of command lines: the words a detaching command needs, wrappers, separators, quotes.
+_COMMAND_PARTS = ("nohup", "setsid", "docker", "podman", "run", "up", "compose", "-d", "-daemonize",
+                  "--daemon", "--daemonize", "--detach", "qemu", "server", "sudo", "bash -c",
+                  "'", '"', "&&", "&", ";", "|", "||", "\n", " ", "  ", "npm start", "x=1",
+                  "cat <<EOF\nnohup\nEOF\n", "echo", "--detached", "daemon", "-dx")
+
+
+def test_detaches_answers_as_the_segment_by_segment_search_on_any_command() -> None:
+    """`detaches` skips cutting a command into segments when none of the words a match needs
+    is in it; the answer is the same as searching every segment."""
+    rng = random.Random(7)
+
+    def reference(command: str) -> bool:
+        command = command.rstrip()
+        if command.endswith("&") and not command.endswith("&&"):
+            return True
+        return bool(command) and any(shell._DETACHES.search(segment)
+                                     for segment in shell.command_segments(command))
+
+    commands = ["".join(rng.choice(_COMMAND_PARTS) + rng.choice(("", " "))
+                        for _ in range(rng.randint(1, 9))) for _ in range(3000)]
+    commands += ["nohup python server.py", "setsid ./run", "docker run -d nginx",
+                 "podman compose up -d", "qemu-system-x86_64 -daemonize", "dockerd --detach",
+                 "cd app && nohup ./srv", "python -m pytest -q", "npm test"]
+    assert any(reference(c) for c in commands) and not all(reference(c) for c in commands)
+    for command in commands:
+        assert shell.detaches(command) is reference(command), command

@@ -401,6 +401,7 @@ BACKGROUND_ID = compile_later(r"running in background with ID: (\w+)")
 # Programs told to detach themselves (`qemu ... -daemonize`, `docker run -d`, `nohup`).
 _DETACHES = compile_later(r"\s-daemonize\b|\s--daemon(?:ize)?\b|\s--detach\b|^(?:nohup|setsid)\s"
                        r"|^(?:docker|podman)\s+(?:compose\s+)?(?:run|up|start)\b.*\s-d\b")
+_DETACH_WORDS = ("-daemon", "--detach", "nohup", "setsid", "docker", "podman")
 
 
 def launches_in_background(turn: Turn) -> bool:
@@ -417,7 +418,11 @@ def detaches(command: str) -> bool:
     command = command.rstrip()
     if command.endswith("&") and not command.endswith("&&"):
         return True
-    return bool(command) and any(_DETACHES.search(segment) for segment in command_segments(command))
+    # Every match holds one of these words, and every segment is a piece of the command line:
+    # a command without them (nearly all) is not cut into segments at all.
+    if not any(word in command for word in _DETACH_WORDS):
+        return False
+    return any(_DETACHES.search(segment) for segment in command_segments(command))
 
 
 # Commands that look at a running program: its process, its port, its log, or a request to it.

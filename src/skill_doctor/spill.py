@@ -15,6 +15,7 @@ written (a full disk, a read-only temporary folder) texts simply stay in memory.
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import tempfile
@@ -23,6 +24,7 @@ from typing import Any, Callable
 # Below this many characters a text costs less in memory than its place in the file would.
 SPILL_MIN_CHARS = 96
 _LENGTH_BITS = 32
+_LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 # The texts and values read last are kept: a detector asks for one turn's output or input
 # several times in a row (did it fail, what error, which test counts), and each read is a
 # system call.
@@ -30,15 +32,27 @@ _RECENT = 64
 
 
 class Spill:
-    """An append-only file of texts and values, read back by place."""
+    """An append-only file of texts and values, read back by place: `text(handle)` and
+    `value(handle)` (each keeps its last reads, see `_RECENT`)."""
 
-    __slots__ = ("_file", "_fd", "_end", "_recent")
+    __slots__ = ("_file", "_fd", "_end", "text", "value")
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="skill-doctor-")
         self._fd = self._file.fileno()
         self._end = 0
-        self._recent: dict[int, Any] = {}  # handle -> text or value, oldest read first
+        # The reads kept are the standard library's least-recently-used cache, in C: a read
+        # of a kept text costs one dictionary lookup, and grading reads texts several
+        # hundred thousand times in a long session. Handles never collide (each is its own
+        # place in the file), so a handle names its text for the file's whole life.
+        fd = self._fd
+        self.text: Callable[[int], str] = functools.lru_cache(_RECENT)(
+            lambda handle: _decode(_read(fd, handle)))
+        # Only what this process wrote is ever read back; nothing from outside is unpickled.
+        # A value kept from a recent read is shared, as one held in memory was: callers read
+        # a tool input, never change it.
+        self.value: Callable[[int], Any] = functools.lru_cache(_RECENT // 2)(
+            lambda handle: pickle.loads(_read(fd, handle)))
 
     def _put(self, data: bytes) -> int:
         written = os.pwrite(self._fd, data, self._end)
@@ -48,37 +62,19 @@ class Spill:
         self._end += len(data)
         return handle
 
-    def _get(self, handle: int, load: Callable[[bytes], Any]) -> Any:
-        """What is at `handle`, made by `load` from its bytes (or kept from a recent read:
-        handles never collide, each is its own place in the file)."""
-        recent = self._recent
-        found = recent.get(handle)
-        if found is None:
-            length = handle & ((1 << _LENGTH_BITS) - 1)
-            found = load(os.pread(self._fd, length, handle >> _LENGTH_BITS))
-            if len(recent) >= _RECENT:
-                del recent[next(iter(recent))]  # the oldest read
-            recent[handle] = found
-        return found
-
     def put_text(self, text: str) -> int:
         # surrogatepass: hostile logs carry lone surrogates, and they must come back as they were.
         return self._put(text.encode("utf-8", "surrogatepass"))
 
-    def text(self, handle: int) -> str:
-        return self._get(handle, _decode)
-
     def put_value(self, value: Any) -> int:
         return self._put(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
 
-    def value(self, handle: int) -> Any:
-        # Only what this process wrote is ever read back; nothing from outside is unpickled.
-        # A value kept from a recent read is shared, as one held in memory was: callers read
-        # a tool input, never change it.
-        return self._get(handle, pickle.loads)
-
     def close(self) -> None:
         self._file.close()
+
+
+def _read(fd: int, handle: int) -> bytes:
+    return os.pread(fd, handle & _LENGTH_MASK, handle >> _LENGTH_BITS)
 
 
 def _decode(data: bytes) -> str:

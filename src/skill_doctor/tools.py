@@ -94,9 +94,10 @@ def input_path(tool_input: Mapping[str, Any] | None) -> str | None:
     if not tool_input:
         return None
     for key in _PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
+        if key in tool_input:  # most inputs have none of them: test membership first
+            value = tool_input[key]
+            if isinstance(value, str) and value.strip():
+                return value.strip()
     return None
 
 

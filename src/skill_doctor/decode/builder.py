@@ -40,8 +40,13 @@ def compact(value: Any, key: str | None = None, depth: int = 0) -> Any:
     if depth > 8:
         return "[...]"
     if isinstance(value, dict):
-        if all(type(v) is not str or len(v) <= SMALL_CHARS for v in value.values()) and not any(
-                isinstance(v, (dict, list, tuple)) for v in value.values()):
+        for v in value.values():
+            if type(v) is str:
+                if len(v) > SMALL_CHARS:
+                    break
+            elif isinstance(v, (dict, list, tuple)):
+                break
+        else:
             return value  # the common case: a few short scalars, nothing to bound
         return {str(k): compact(v, str(k), depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
