@@ -333,7 +333,10 @@ class UsageLog(WordRows):
         """The same call logged again: each count the larger of the two, the first model
         named."""
         at = row * self._WIDTH + 1  # its counts, after its turn
-        self._words[at:at + 4] = array("q", map(max, self._words[at:at + 4], counts))
+        words = self._words
+        for offset, count in enumerate(counts, at):  # most repeats are equal: nothing written
+            if count > words[offset]:
+                words[offset] = count
         self._models[row] = self._models[row] or model
 
     def pin(self, last_turn: int) -> None:
