@@ -9,6 +9,7 @@ import re
 import pytest
 
 from skill_doctor import shell
+from skill_doctor.detectors import regression_avoidance, turn_economy
 from skill_doctor.facts import requests as ledger
 from skill_doctor.facts import retries
 from skill_doctor.text import CaselessPattern, ascii_folded, sentences
@@ -23,7 +24,12 @@ _WORDS = ("do not", "Don't", "NEVER", "modify", "Fix", "fix", "ADD", "run", "aga
           "can you add", "修改", "日本語", "4 passed", "OK", "ok  pkg", "PASS", "0 failed",
           "BUILD SUCCESS", "Finished dev target", "test result: ok", "All checks passed",
           "Found 0 errors", "✓", "compiled successfully", "built in", "No errors", "0 errors",
-          "Traceback (most recent", "Error:", "Exception", "SyntaxError", "x")
+          "Traceback (most recent", "Error:", "Exception", "SyntaxError", "x",
+          "aborted by user", "[Request interrupted by user", "Rate limit exceeded", "rate-limited",
+          "Too Many Requests", "Service Unavailable", "HTTP 429", "status: 503", "error 429",
+          "bash: foo: command not found", "sh: 1: make: not found", "Exit code 127",
+          "is not recognized as an internal or external command", "@pytest.mark.skip",
+          "it.skip(", "pytest.skip(", "xit(", "t.Skip(", "#[ignore]", "skip", "Skip", "(")
 
 
 def _texts(count: int, seed: int) -> list[str]:
@@ -33,7 +39,7 @@ def _texts(count: int, seed: int) -> list[str]:
 
 _CONVERTED = [getattr(ledger, name) for name in (
     "_NEGATED", "_FORBIDS_CHECKS", "_REJECTS", "_CHANGE_WORDS", "_OPERATION_REQUEST")] + [
-    retries._STILL_RUNNING, retries._ASKS_TO_RETRY]
+    retries._STILL_RUNNING, retries._ASKS_TO_RETRY, shell._ABORTED, turn_economy._SERVICE_BUSY]
 
 
 @pytest.mark.parametrize("pattern", _CONVERTED, ids=lambda p: p.pattern[:30])
@@ -172,3 +178,17 @@ def test_detaches_answers_as_the_segment_by_segment_search_on_any_command() -> N
     assert any(reference(c) for c in commands) and not all(reference(c) for c in commands)
     for command in commands:
         assert shell.detaches(command) is reference(command), command
+
+
+def test_literal_checks_before_a_pattern_answer_as_the_pattern_alone() -> None:
+    """A missing program, and a skipped test in added lines, are searched only in texts holding
+    a word every match holds: the answer is the pattern's own on any text."""
+    skip = regression_avoidance._SKIP
+    for text in _texts(20000, seed=11) + [line for text in _texts(3000, seed=12)
+                                           for line in text.split("\n")]:
+        assert shell.says_program_missing(text) == bool(shell.MISSING_PROGRAM.search(text)), text
+        assert regression_avoidance._line_matching(skip, text, regression_avoidance._NEEDS["skip"]) \
+            == regression_avoidance._line_matching(skip, text), text
+    assert shell.says_program_missing("bash: foo: command not found")
+    assert regression_avoidance._line_matching(skip, "x = 1\n@pytest.mark.skip\n",
+                                               regression_avoidance._NEEDS["skip"]) == "@pytest.mark.skip"

@@ -18,7 +18,7 @@ import re
 from .patterns import compile_later
 from . import tools
 from .model import ToolKind, Turn
-from .text import ascii_folded, quote
+from .text import CaselessPattern, ascii_folded, quote
 
 
 # Programs that check the work: test runners, builds, type checkers, linters. Each pattern is
@@ -555,7 +555,9 @@ def found_nothing(turn: Turn) -> bool:
     return not rest or not _ERROR_TEXT.search(rest)
 
 
-_ABORTED = compile_later(r"^\s*(?:aborted by user|\[Request interrupted by user)|\naborted by user\s*$", re.I)
+# Case-insensitive, matched at case-sensitive speed (text.CaselessPattern): run on every call.
+_ABORTED = CaselessPattern(r"^\s*(?:aborted by user|\[request interrupted by user)|\naborted by user\s*$",
+                           required=("by user",))
 
 
 # A program the machine does not have, in the shell's own words (bash, dash, cmd, PowerShell,
@@ -564,6 +566,14 @@ MISSING_PROGRAM = compile_later(
     r"\b[\w.+-]+: (?:command )?not found\s*$|^Exit code 127\b"
     r"|is not recognized as (?:an internal or external command|the name of a cmdlet)"
     r"|不是内部或外部命令|无法将“[^”\n]*”项识别为", re.M)
+
+# Every match of MISSING_PROGRAM holds one of these: an output without them is not searched.
+_MISSING_WORDS = ("not found", "Exit code 127", "is not recognized as", "不是内部或外部命令", "无法将“")
+
+
+def says_program_missing(text: str) -> bool:
+    """Whether `text` (an output, or part of one) says a program the machine lacks."""
+    return any(word in text for word in _MISSING_WORDS) and MISSING_PROGRAM.search(text) is not None
 
 
 # What else a shell prints when the command itself failed, for harnesses that log no exit
@@ -587,7 +597,7 @@ def printed_failure(output: str) -> bool:
     """Whether a shell call's output says the command failed (a missing program, one of
     `_SHELL_FAILED_OUTPUT`, an uncaught exception); read where no exit code was logged."""
     tail = output[-4000:]
-    return bool(MISSING_PROGRAM.search(tail) or _SHELL_FAILED_OUTPUT.search(tail)
+    return bool(says_program_missing(tail) or _SHELL_FAILED_OUTPUT.search(tail)
                 or _DIED_OF_EXCEPTION.search(tail))
 
 
@@ -614,7 +624,7 @@ def _only_missing_program(output: str) -> bool:
     if len(output) > 400:
         return False
     lines = [line for line in output.splitlines() if line.strip()]
-    return bool(lines) and all(MISSING_PROGRAM.search(line) for line in lines)
+    return bool(lines) and all(says_program_missing(line) for line in lines)
 
 
 _COSMETIC = (

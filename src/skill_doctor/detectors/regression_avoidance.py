@@ -39,7 +39,7 @@ _COMMENT_LINE = compile_later(r"^[^\S\n]*(#|//)", re.M)
 _NEEDS = {
     "debug": ("pdb", "breakpoint", "debugger", "binding.pry", "dbg!", "console.log", "var_dump"),
     "todo": ("TODO", "FIXME", "XXX", "HACK"),
-    "skip": ("skip", "Skip", "xit(", "xdescribe(", "#[ignore]"),
+    "skip": (".skip", ".Skip(", "xit(", "xdescribe(", "#[ignore]"),
 }
 
 

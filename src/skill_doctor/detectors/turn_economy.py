@@ -13,6 +13,7 @@ from ..facts.changes import PROSE_ONLY
 from ..facts.retries import masked_output
 from ..model import ToolKind
 from ..shell import classify_check, command_segments
+from ..text import CaselessPattern
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
 from .common import SUBMITS
 
@@ -216,9 +217,10 @@ def _repeated_results(facts: Facts, tools: list) -> list[tuple[int, str]]:
 
 # A service that turned the call away for its own load (HTTP 429, 503): nothing the agent
 # could have avoided by calling differently.
-_SERVICE_BUSY = compile_later(r"rate.?limit(?:ed|\s+(?:exceeded|reached))|too many requests"
-                           r"|service (?:temporarily )?unavailable"
-                           r"|\b(?:status|error|code|http)\W{0,3}(?:429|503)\b", re.I)
+_SERVICE_BUSY = CaselessPattern(r"rate.?limit(?:ed|\s+(?:exceeded|reached))|too many requests"
+                                r"|service (?:temporarily )?unavailable"
+                                r"|\b(?:status|error|code|http)\W{0,3}(?:429|503)\b",
+                                required=("limit", "too many requests", "unavailable", "429", "503"))
 # A command that runs nothing: the `:` no-op (`: installing git...`), `true`, a comment, or
 # an echo of a fixed text ("Sanitization complete!"); it reads, changes and checks nothing.
 # (`: > file` empties the file: a redirection is never nothing.)

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from ..patterns import compile_later
 from ..model import Role, ToolKind, Turn
-from ..shell import MISSING_PROGRAM, classify_check, found_nothing, normal_command, operation_key
+from ..shell import classify_check, found_nothing, normal_command, operation_key, says_program_missing
 from ..text import CaselessPattern, quote
 from .changes import TEST_FILE, is_doc_file, relative_path
 from .record import Episode, Facts
@@ -117,7 +117,7 @@ def find(facts: Facts, params: Mapping[str, Any] | None = None) -> tuple[Episode
         if t.command and t.kind is not ToolKind.PLAN:
             # A program the machine lacks, then another call for the same step (`systemctl`
             # not found, then `service nginx start`): the first attempt was wasted.
-            lacks = t_failed and bool(MISSING_PROGRAM.search((t.tool_output or "")[:2000]))
+            lacks = t_failed and says_program_missing((t.tool_output or "")[:2000])
             if missing is not None and missing[2] == request and position - missing[0] == 1 \
                     and not lacks and missing[1].index not in in_retry \
                     and t.index not in in_retry \
