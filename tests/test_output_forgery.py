@@ -68,6 +68,24 @@ def test_every_invisible_character_is_shown_by_its_code_point():
     assert visible("\u2764\ufe0f\ufe0f") == "\u2764\ufe0f[U+FE0F]"  # a run of them does not
 
 
+def test_visible_answers_as_its_patterns_on_any_text():
+    """`visible` returns a text holding no character it shows at once; every other text is
+    what its pattern makes of it, with or without line ends shown."""
+    import random
+
+    from skill_doctor import redact
+
+    rng = random.Random(5)
+    pieces = ["a", " ", "\n", "\r", "\u2764", "\ufe0e", "\ufe0f", "\ufe01", "e\u0301", "x\ty"] \
+        + list(INVISIBLE[:40])
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(5000)]
+    texts += ["plain text", "two\nlines", "\ufe0fstart"]
+    for text in texts:
+        assert visible(text) == redact._CONTROLS.sub(redact._code_point, text), repr(text)
+        assert visible(text, line=True) == redact._LINE_CONTROLS.sub(redact._code_point, text), \
+            repr(text)
+
+
 @pytest.fixture
 def hostile(tmp_path, isolated_home):
     """A Claude Code store session whose file name, id, timestamps and text are hostile."""

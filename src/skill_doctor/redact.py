@@ -482,6 +482,10 @@ _SELECTORS = "\ufe0e\ufe0f"
 _STRAY_SELECTOR = f"(?:^|(?<=[{_SELECTORS}\ufe00-\ufe0d]))[{_SELECTORS}]"
 _CONTROLS = compile_later(f"[{_INVISIBLE}]|{_STRAY_SELECTOR}")
 _LINE_CONTROLS = compile_later(f"[{_INVISIBLE}\n\r]|{_STRAY_SELECTOR}")
+# Every character either pattern replaces, as one class: a text holding none (nearly every
+# text) is left as it is after one fast scan, where the alternation is tried at each position.
+_MAY_SHOW = compile_later(f"[{_INVISIBLE}{_SELECTORS}]")
+_MAY_SHOW_LINE = compile_later(f"[{_INVISIBLE}\n\r{_SELECTORS}]")
 
 
 def _code_point(match: re.Match[str]) -> str:
@@ -491,6 +495,8 @@ def _code_point(match: re.Match[str]) -> str:
 def visible(text: str, *, line: bool = False) -> str:
     """`text` with control, bidi and invisible characters shown as `[U+XXXX]`; with `line`,
     line feed and carriage return too (one line of a terminal or CI log)."""
+    if (_MAY_SHOW_LINE if line else _MAY_SHOW).search(text) is None:
+        return text
     return (_LINE_CONTROLS if line else _CONTROLS).sub(_code_point, text)
 
 
