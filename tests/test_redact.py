@@ -311,3 +311,48 @@ def test_hidden_or_wrapped_secrets_are_redacted_everywhere(text, leaked):
     assert leaked not in redact(text, home="")
     assert not any(leaked in piece for piece in redact_pieces(text.split("\n"), home=""))
     assert "echo ok" in redact(text, home="") or "echo ok" not in text
+
+
+def test_the_lowered_copy_finds_the_triggers_where_ascii_lowering_does():
+    """Triggers are searched in a lowered copy of the text: str.lower() where it keeps every
+    position and lowers no letter onto ASCII, else ASCII letters alone; the hits are the same."""
+    import random
+
+    from skill_doctor import redact as redact_mod
+
+    rng = random.Random(3)
+    pieces = ["Password", "TOKEN", "Api-Key", "Bearer ", "=", " ", "\n", "é", "É", "Σ", "ß", "ſ",
+              "ı", "\u0130", "\u212a", "\u212aey", "\u0130d", "日本", "curl", "HTTP", "--", "x"]
+    triggers = [t for _, _, t in redact_mod._PATTERNS if t is not None]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        lowered, reference = redact_mod._lowered(text), text.translate(redact_mod._LOWER)
+        assert len(lowered) == len(text), repr(text)
+        for trigger in triggers:
+            assert [m.span() for m in trigger.finditer(lowered)] == \
+                [m.span() for m in trigger.finditer(reference)], (repr(text), trigger.pattern)
+    assert redact_mod._lowered("\u212aEY=1") == "\u212aey=1"  # the Kelvin sign is no "k"
+
+
+def test_secret_defaults_found_from_their_trigger_as_by_a_whole_scan():
+    """The default given for a secret's variable is looked for where "env" starts (`getenv`
+    checked behind it): the secrets found are those a scan of the whole text finds with the
+    pattern that begins at `getenv`."""
+    import random
+    import re
+
+    from skill_doctor import redact as redact_mod
+
+    (pattern, trigger), = [(p, t) for name, p, t in redact_mod._PATTERNS if name == "secret-default"]
+    whole = re.compile(pattern.pattern.replace("(?<=get)env", "getenv"))
+    rng = random.Random(9)
+    pieces = ["os.environ.get(", "os.getenv(", "GETENV(", "ENV.fetch(", "env.get(", "getenv.get(",
+              "Env.Fetch(", "get", "env", "(", '"DB_PASSWORD"', "'API_KEY'", '"name"', ", ",
+              '"hunter2x"', "'s3cr3t-value'", " ", "\n", "\u212a", "é"]
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 9)))
+        found = [m.span("s") for m in redact_mod._matches(pattern, trigger, text,
+                                                           redact_mod._lowered(text))]
+        assert found == [m.span("s") for m in whole.finditer(text)], repr(text)
+    assert redact('x = os.getenv("DB_PASSWORD", "hunter22")') == \
+        'x = os.getenv("DB_PASSWORD", "[redacted: secret-default]")'
