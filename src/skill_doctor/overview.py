@@ -351,12 +351,15 @@ def _setup(transcript: Transcript, facts: Facts, show) -> Setup:
     for turn in transcript.turns:
         name = turn.tool_name or ""
         low = name.lower()
-        args = turn.tool_input or {}
         if turn.role is Role.TOOL:
+            # The input is read only where it is used: in a long session it waits in the
+            # spill file, and reading it back is most of what this pass costs a call.
             if low in ("skill", "activate_skill", "load_skill"):
+                args = turn.tool_input or {}
                 skills.add(str(args.get("skill") or args.get("command") or args.get("name") or "?"),
                            turn.index)
             elif turn.kind is ToolKind.SUBAGENT:
+                args = turn.tool_input or {}
                 agent = args.get("subagent_type") or args.get("agent_type") or args.get("agent")
                 detail = args.get("description") or ""
                 subagents.add(str(agent or name), turn.index, _one_line(str(detail), 80))
