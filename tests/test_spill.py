@@ -164,3 +164,30 @@ def test_a_system_without_positioned_reads_keeps_texts_in_memory(monkeypatch):
     monkeypatch.delattr(os, "pread")  # as on Windows
     t = _builder_with_texts("u" * 500).build()
     assert not _spilled_anything(t) and t.turns[0].content == "u" * 500
+
+
+def test_texts_are_written_in_batches_and_a_batch_the_disk_refuses_stays_readable(monkeypatch):
+    spill = spill_mod.open_spill()
+    writes = []
+    real_pwrite = os.pwrite
+    disk_full = False
+
+    def pwrite(fd, data, at):
+        writes.append(len(data))
+        if disk_full:
+            raise OSError(28, "No space left on device")
+        return real_pwrite(fd, data, at)
+    monkeypatch.setattr(os, "pwrite", pwrite)
+    texts = [f"{i} " + "t" * 3000 for i in range(2000)]  # about 6 MB
+    handles = [spill.put_text(text) for text in texts[:500]]
+    assert len(writes) == 1 and writes[0] >= spill_mod._FLUSH_BYTES  # a batch, not a write a text
+    # read back from the file and from the batch not written yet
+    assert [spill.text(h) for h in handles] == texts[:500]
+    disk_full = True
+    with pytest.raises(OSError):
+        for text in texts[500:]:
+            handles.append(spill.put_text(text))
+    assert len(writes) == 2 and len(handles) > 500
+    # the batch the disk refused is read from memory, like every text before it
+    assert [spill.text(h) for h in reversed(handles)] == texts[:len(handles)][::-1]
+    spill.close()
