@@ -397,9 +397,7 @@ _LOWER_MOVES = ("\u0130", "\u212a")
 
 
 def _lowered(text: str) -> str:
-    if text.isascii() or not any(c in text for c in _LOWER_MOVES):
-        return text.lower()
-    return text.translate(_LOWER)
+    return text.translate(_LOWER) if any(c in text for c in _LOWER_MOVES) else text.lower()
 
 
 def _redact(text: str, home: str | None, spans: list[list[int]] | None = None) -> str:

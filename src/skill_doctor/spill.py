@@ -42,12 +42,11 @@ class Spill:
     """An append-only file of texts and values, read back by place: `text(handle)` and
     `value(handle)` (each keeps its last reads, see `_RECENT`)."""
 
-    __slots__ = ("_file", "_store", "_end", "text", "value")
+    __slots__ = ("_file", "_store", "text", "value")
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="skill-doctor-")
         self._store = store = _Store(self._file.fileno())
-        self._end = 0
         # The reads kept are the standard library's least-recently-used cache, in C: a read
         # of a kept text costs one dictionary lookup, and grading reads texts several
         # hundred thousand times in a long session. Handles never collide (each is its own
@@ -64,10 +63,9 @@ class Spill:
     def _put(self, data: bytes) -> int:
         """The handle of `data`, now in the file or waiting to be written with the next batch
         (OSError when a batch cannot be written: what it held stays readable, in memory)."""
-        handle = (self._end << _LENGTH_BITS) | len(data)
         store = self._store
+        handle = ((store.pending_at + len(store.pending)) << _LENGTH_BITS) | len(data)
         store.pending += data
-        self._end += len(data)
         if len(store.pending) >= _FLUSH_BYTES:
             store.flush()
         return handle

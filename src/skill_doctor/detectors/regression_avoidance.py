@@ -14,8 +14,7 @@ from ..facts.changes import PROSE_ONLY, TEST_FILE
 from ..model import ToolKind
 from ..text import CaselessPattern, line_of, quote
 from ._base import Evidence, Measurement, _plural, _ranked_causes, detector
-from .common import _CODE_SUFFIX, PROJECT_CHECKS, \
-    runs_one_of
+from .common import _CODE_SUFFIX, PROJECT_CHECKS, runs_one_of
 
 
 _DEBUG = compile_later(r"\b(breakpoint\(\)|pdb\.set_trace\(\)|import i?pdb|debugger;|binding\.pry"
